@@ -1,0 +1,80 @@
+"""Compile-time errors, rendered exactly as cel-go renders them.
+
+Kubernetes users read these strings in `kubectl` output, so the layout follows cel-go's
+`common/error.go`: `ERROR: <input>:L:C: message`, the source line, and a caret line where
+multi-byte characters are drawn with full-width dots and carets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_MAX_SNIPPET = 16384
+_MAX_REPORTED = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Expression text with its line starts, for offset -> (line, column) lookups."""
+
+    text: str
+    description: str = "<input>"
+
+    def location(self, offset: int) -> tuple[int, int]:
+        """Return the 1-based line and 0-based column (in code points) of an offset."""
+        if offset < 0:
+            return -1, -1
+        line = self.text.count("\n", 0, offset) + 1
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        return line, offset - line_start
+
+    def snippet(self, line: int) -> str | None:
+        lines = self.text.split("\n")
+        if 1 <= line <= len(lines):
+            return lines[line - 1]
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One error: a message at a source offset (-1 when the error has no position)."""
+
+    message: str
+    offset: int = -1
+    expr_id: int = 0
+
+    def render(self, source: Source) -> str:
+        line, column = source.location(self.offset)
+        head = f"ERROR: {source.description}:{line}:{column + 1}: {self.message}"
+        snippet = source.snippet(line) if line > 0 else None
+        if snippet is None or len(snippet.encode()) > _MAX_SNIPPET:
+            return head
+        snippet = snippet.replace("\t", " ")
+        marks = "".join("\uff0e" if ord(ch) > 0x7F else "." for ch in snippet[:column])
+        at = snippet[column : column + 1]
+        caret = "\uff3e" if at and ord(at) > 0x7F else "^"
+        return f"{head}\n | {snippet}\n | {marks}{caret}"
+
+
+class CelError(Exception):
+    """Base class of every error kcel raises on purpose."""
+
+
+class CompileError(CelError):
+    """An expression failed to parse or type-check; `str()` renders it like cel-go."""
+
+    def __init__(self, issues: Sequence[Issue], source: Source) -> None:
+        self.issues = tuple(sorted(issues, key=lambda i: source.location(i.offset)))
+        self.source = source
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        shown = [issue.render(self.source) for issue in self.issues[:_MAX_REPORTED]]
+        if len(self.issues) > _MAX_REPORTED:
+            shown.append(f"{len(self.issues) - _MAX_REPORTED} more errors were truncated")
+        return "\n".join(shown)
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        return tuple(issue.message for issue in self.issues)

@@ -1,0 +1,108 @@
+"""Stage 1: CEL text -> `Parsed` (the AST plus what the parse learned about the source)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from lark import Lark, Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+
+from kcel.errors import CompileError, Issue, Source
+from kcel.parser.ast import Call, Expr
+from kcel.parser.builder import Builder, LimitExceeded
+from kcel.parser.macros import ALL_MACROS, Macro, macro_table
+
+__all__ = ["Parsed", "parse", "MAX_EXPRESSION_SIZE"]
+
+MAX_EXPRESSION_SIZE = 100_000  # code points, cel-go's default
+
+# ANTLR's names for cel-go's tokens, in its token-type order, so syntax errors read the same.
+_DISPLAY = {
+    "EQ": "'=='", "NE": "'!='", "IN": "'in'", "LT": "'<'", "LE": "'<='", "GE": "'>='", "GT": "'>'",
+    "AND": "'&&'", "OR": "'||'", "LBRACKET": "'['", "RBRACKET": "']'", "LBRACE": "'{'",
+    "RBRACE": "'}'", "LPAREN": "'('", "RPAREN": "')'", "DOT": "'.'", "COMMA": "','",
+    "MINUS": "'-'", "BANG": "'!'", "QMARK": "'?'", "COLON": "':'", "PLUS": "'+'", "STAR": "'*'",
+    "SLASH": "'/'", "PERCENT": "'%'", "TRUE": "'true'", "FALSE": "'false'", "NULL": "'null'",
+    "NUM_FLOAT": "NUM_FLOAT", "NEG_FLOAT": "NUM_FLOAT", "NUM_INT": "NUM_INT", "NEG_INT": "NUM_INT",
+    "NUM_UINT": "NUM_UINT", "STRING": "STRING", "BYTES": "BYTES", "IDENT": "IDENTIFIER",
+    "ESC_IDENT": "ESC_IDENTIFIER", "$END": "<EOF>",
+}  # fmt: skip
+_ORDER = {name: i for i, name in enumerate(dict.fromkeys(_DISPLAY.values()))}
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A parsed expression. `macro_calls` maps an expansion's id to the call as written."""
+
+    expr: Expr
+    source: Source
+    macro_calls: Mapping[int, Call] = field(default_factory=dict)
+
+
+_builder = Builder()
+_lark = Lark.open_from_package(
+    "kcel.parser",
+    "cel.lark",
+    parser="lalr",
+    lexer="contextual",
+    transformer=_builder,
+    cache=True,
+    maybe_placeholders=True,
+    propagate_positions=False,
+)
+_lock = threading.Lock()
+_tables: dict[tuple[Macro, ...], Mapping[tuple[str, int, bool], Macro]] = {}
+
+
+def parse(text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<input>") -> Parsed:
+    """Parse CEL text into an AST, expanding macros; raise `CompileError` on bad input.
+
+    >>> parse("a + 1").expr.function
+    '_+_'
+    """
+    source = Source(text, description)
+    if len(text) > MAX_EXPRESSION_SIZE:
+        message = f"expression code point size exceeds limit: size: {len(text)}, limit {MAX_EXPRESSION_SIZE}"
+        raise CompileError([Issue(message)], source)
+    key = tuple(macros)
+    table = _tables.get(key) or _tables.setdefault(key, macro_table(key))
+    with _lock:
+        _builder.reset(table)
+        try:
+            expr: Expr = _lark.parse(text)  # type: ignore[assignment]
+        except UnexpectedInput as err:
+            raise CompileError([*_builder.issues, _syntax_issue(err, text)], source) from None
+        except (LimitExceeded, VisitError) as err:
+            cause = err.orig_exc if isinstance(err, VisitError) else err
+            if not isinstance(cause, LimitExceeded):
+                raise
+            raise CompileError([*_builder.issues, Issue(str(cause))], source) from None
+        if _builder.issues:
+            raise CompileError(_builder.issues, source)
+        return Parsed(expr, source, dict(_builder.macro_calls))
+
+
+def _syntax_issue(err: UnexpectedInput, text: str) -> Issue:
+    if isinstance(err, UnexpectedCharacters):
+        offset = err.pos_in_stream
+        return Issue(f"Syntax error: token recognition error at: '{_bad_text(text, offset)}'", offset)
+    assert isinstance(err, UnexpectedToken)
+    token: Token = err.token
+    if token.type == "$END":
+        shown, offset = "<EOF>", len(text)
+    else:
+        shown, offset = str(token), token.start_pos or 0
+    expected = sorted({_DISPLAY.get(name, name) for name in err.expected}, key=lambda n: _ORDER.get(n, 99))
+    wanted = expected[0] if len(expected) == 1 else "{" + ", ".join(expected) + "}"
+    return Issue(f"Syntax error: mismatched input '{shown}' expecting {wanted}", offset)
+
+
+def _bad_text(text: str, offset: int) -> str:
+    """What ANTLR shows for a character no token starts with: an unclosed quote runs to the line end."""
+    ch = text[offset]
+    if ch in "\"'`" or (ch in "rRbB" and text[offset + 1 : offset + 2] in ("'", '"')):
+        end = text.find("\n", offset)
+        return text[offset : end if end >= 0 else len(text)]
+    return ch

@@ -1,0 +1,139 @@
+"""The CEL abstract syntax tree: small frozen nodes, each with an id and source offsets.
+
+Nodes are never mutated after the parse; later stages keep what they learn (types, chosen
+overloads) in side tables keyed by `id`. `id`, `start`, `end` and `pos` do not take part in
+equality, so two parses of the same structure compare equal whatever their spacing.
+
+`start`/`end` span the node's text; `pos` is the offset cel-go reports errors at (the operator
+of a call, the `.` of a selection, the `[` of an index, the first character otherwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeAlias, Union
+
+from kcel.values import Uint
+
+ConstValue: TypeAlias = Union[None, bool, int, Uint, float, str, bytes]
+
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    id: int = field(compare=False)
+    start: int = field(compare=False, repr=False)
+    end: int = field(compare=False, repr=False)
+    pos: int = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Const(Node):
+    value: ConstValue = None
+
+    def __eq__(self, other: object) -> bool:
+        # `True == 1` in Python; CEL constants of different types never compare equal.
+        return (
+            isinstance(other, Const)
+            and type(self.value) is type(other.value)
+            and (self.value == other.value or self.value != self.value)
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self.value), self.value))
+
+
+@dataclass(frozen=True, slots=True)
+class Ident(Node):
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Select(Node):
+    operand: Expr = None  # type: ignore[assignment]
+    field: str = ""
+    test_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Node):
+    function: str = ""
+    args: tuple[Expr, ...] = ()
+    target: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateList(Node):
+    elements: tuple[Expr, ...] = ()
+    optional_indices: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MapEntry(Node):
+    key: Expr = None  # type: ignore[assignment]
+    value: Expr = None  # type: ignore[assignment]
+    optional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CreateMap(Node):
+    entries: tuple[MapEntry, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StructField(Node):
+    name: str = ""
+    value: Expr = None  # type: ignore[assignment]
+    optional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CreateStruct(Node):
+    type_name: str = ""
+    fields: tuple[StructField, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Comprehension(Node):
+    """A fold; every macro expands into one. `macro` keeps the call as written."""
+
+    iter_var: str = ""
+    iter_range: Expr = None  # type: ignore[assignment]
+    accu_var: str = ""
+    accu_init: Expr = None  # type: ignore[assignment]
+    loop_condition: Expr = None  # type: ignore[assignment]
+    loop_step: Expr = None  # type: ignore[assignment]
+    result: Expr = None  # type: ignore[assignment]
+    iter_var2: str = ""
+    macro: Call | None = None
+
+
+Expr: TypeAlias = Union[Const, Ident, Select, Call, CreateList, CreateMap, CreateStruct, Comprehension]
+
+
+def children(node: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of a node, in evaluation order."""
+    if isinstance(node, Select):
+        return (node.operand,)
+    if isinstance(node, Call):
+        return node.args if node.target is None else (node.target, *node.args)
+    if isinstance(node, CreateList):
+        return node.elements
+    if isinstance(node, CreateMap):
+        return tuple(x for e in node.entries for x in (e.key, e.value))
+    if isinstance(node, CreateStruct):
+        return tuple(f.value for f in node.fields)
+    if isinstance(node, Comprehension):
+        return (node.iter_range, node.accu_init, node.loop_condition, node.loop_step, node.result)
+    return ()
+
+
+def walk(node: Expr) -> list[Expr]:
+    """Every node of a tree, parents before children, without recursion."""
+    out: list[Expr] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(reversed(children(current)))
+    return out
