@@ -78,3 +78,26 @@ class CompileError(CelError):
     @property
     def messages(self) -> tuple[str, ...]:
         return tuple(issue.message for issue in self.issues)
+
+
+class EvalError(CelError):
+    """An evaluation error (cel-go's `types.Err`): a message and the id of the failing step.
+
+    Library implementations raise it with just a message; generated code fills in the id.
+    """
+
+    def __init__(self, message: str, expr_id: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expr_id = expr_id
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class CostLimitExceeded(EvalError):
+    """The running cost went past the limit; cel-go's text, so callers can match it."""
+
+    def __init__(self, cost: int = 0) -> None:
+        super().__init__("operation cancelled: actual cost limit exceeded")
+        self.cost = cost

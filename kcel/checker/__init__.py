@@ -1,0 +1,1 @@
+"""Stage 2: the CEL type system and type checking of parsed expressions."""

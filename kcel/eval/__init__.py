@@ -1,0 +1,1 @@
+"""Stage 3: checked (or parsed) expressions -> generated Python functions, and their evaluation."""

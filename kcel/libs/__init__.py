@@ -1,0 +1,57 @@
+"""Function libraries, each one declarative table that the checker, planner and cost model read.
+
+A library module ends with `LIBRARY = Library(...)`: its overloads (signature, Python
+implementation, runtime cost) and any macros it brings. `LIBRARIES` below lists them all
+explicitly; environments pick from it by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kcel.checker.types import CelType
+from kcel.parser.macros import Macro
+
+RuntimeCost = Callable[[Sequence[Any], Any], int]
+"""Runtime cost of one call: (argument values, receiver first; result) -> cost in cel-go units."""
+
+
+@dataclass(frozen=True, slots=True)
+class Overload:
+    """One overload of a CEL function.
+
+    `args` include the receiver first when `member` is true. `impl` takes the argument values
+    (receiver first) and returns the result or raises `kcel.errors.EvalError`. `cost` is the
+    runtime cost; None means cel-go's default of 1.
+    """
+
+    id: str
+    function: str
+    args: tuple[CelType, ...]
+    result: CelType
+    impl: Callable[..., Any]
+    member: bool = False
+    cost: RuntimeCost | None = None
+    doc: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Library:
+    name: str
+    overloads: tuple[Overload, ...] = ()
+    macros: tuple[Macro, ...] = ()
+    constants: dict[str, Any] = field(default_factory=dict)
+
+
+def size_cost(factor: float, arg: int = 0) -> RuntimeCost:
+    """ceil(size(args[arg]) * factor): cel-go's usual formula for string and bytes functions."""
+    import math
+
+    from kcel.eval.sizes import actual_size
+
+    def cost(args: Sequence[Any], result: Any) -> int:
+        return math.ceil(actual_size(args[arg]) * factor)
+
+    return cost
