@@ -34,7 +34,7 @@ def cel_equals(a: Any, b: Any) -> bool:
             isinstance(b, Sequence)
             and not isinstance(b, (str, bytes))
             and len(a) == len(b)
-            and all(cel_equals(x, y) for x, y in zip(a, b))
+            and all(cel_equals(x, y) for x, y in zip(a, b, strict=True))
         )
     if type(a) is not type(b):
         equals = getattr(a, "cel_equals", None)

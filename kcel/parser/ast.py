@@ -11,12 +11,11 @@ of a call, the `.` of a selection, the `[` of an index, the first character othe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeAlias, Union
+from typing import TypeAlias
 
 from kcel.values import Uint
 
-ConstValue: TypeAlias = Union[None, bool, int, Uint, float, str, bytes]
-
+ConstValue: TypeAlias = None | bool | int | Uint | float | str | bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +107,7 @@ class Comprehension(Node):
     macro: Call | None = None
 
 
-Expr: TypeAlias = Union[Const, Ident, Select, Call, CreateList, CreateMap, CreateStruct, Comprehension]
+Expr: TypeAlias = Const | Ident | Select | Call | CreateList | CreateMap | CreateStruct | Comprehension
 
 
 def children(node: Expr) -> tuple[Expr, ...]:

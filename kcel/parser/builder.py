@@ -36,6 +36,7 @@ RESERVED_IDENTIFIERS = frozenset(
     "as break const continue else false for function if import in let loop package "
     "namespace null return true var void while".split()
 )
+_LEXER_KEYWORDS = frozenset({"true", "false", "null", "in"})
 _OPERATORS = {
     "==": "_==_", "!=": "_!=_", "in": "@in", "<": "_<_", "<=": "_<=_", ">=": "_>=_", ">": "_>_",
     "+": "_+_", "-": "_-_", "*": "_*_", "/": "_/_", "%": "_%_", "&&": "_&&_", "||": "_||_",
@@ -99,9 +100,7 @@ class Builder(Transformer[Token, Expr]):
         self.depth[node.id] = (0, 0)
         return node
 
-    def _call(
-        self, name: str, args: tuple[Expr, ...], target: Expr | None, pos: int, start: int, end: int
-    ) -> Expr:
+    def _call(self, name: str, args: tuple[Expr, ...], target: Expr | None, pos: int, start: int, end: int) -> Expr:
         macro = self.macros.get((name, len(args), target is not None))
         if macro is not None:
             factory = _Factory(self, pos)
@@ -172,10 +171,13 @@ class Builder(Transformer[Token, Expr]):
     def _field_name(self, token: Token) -> str:
         if token.type == "ESC_IDENT":
             return token[1:-1]
+        if token in _LEXER_KEYWORDS:  # the contextual lexer lets these through after a `.`
+            self.issues.append(Issue(f"Syntax error: mismatched input '{token}' expecting IDENTIFIER", token.start_pos))  # type: ignore[arg-type]
         return str(token)
 
     def member_call(self, c: list[Any]) -> Expr:
         target, _, name, lparen, args, rparen = c
+        self._field_name(name)
         arg_nodes = self._args(args)
         node = self._call(str(name), arg_nodes, target, lparen.start_pos, target.start, rparen.end_pos)
         return self._track(node, same=(target,), nested=arg_nodes, counted=True)

@@ -79,7 +79,7 @@ def _two_iter_vars(args: tuple[Expr, ...]) -> tuple[str, str]:
         names.append(arg.name)
     if names[0] == names[1]:
         raise MacroError(f"duplicate variable name: {names[0]}", args[1])
-    for name, arg in zip(names, args):
+    for name, arg in zip(names, args[:2], strict=True):
         if name in (ACCUMULATOR, LEGACY_ACCUMULATOR):
             raise MacroError("iteration variable overwrites accumulator variable", arg)
     return names[0], names[1]
@@ -246,7 +246,7 @@ def _block_variable(function: str, prefix: str) -> Expander:
         if not _is_namespace(target, "cel"):
             return None
         numbers = [_non_negative_int(arg) for arg in args]
-        for number, arg in zip(numbers, args):
+        for number, arg in zip(numbers, args, strict=True):
             if number is None:
                 raise MacroError(f"{function} requires two non-negative int constant args", arg)
         return f.ident(f"{prefix}:{numbers[0]}:{numbers[1]}")

@@ -67,9 +67,7 @@ class _Unparser:
             items = (("?" if i in marks else "") + self.text(e) for i, e in enumerate(node.elements))
             return "[" + ", ".join(items) + "]"
         if isinstance(node, CreateMap):
-            items = (
-                f"{'?' if e.optional else ''}{self.text(e.key)}: {self.text(e.value)}" for e in node.entries
-            )
+            items = (f"{'?' if e.optional else ''}{self.text(e.key)}: {self.text(e.value)}" for e in node.entries)
             return "{" + ", ".join(items) + "}"
         if isinstance(node, CreateStruct):
             items = (f"{'?' if f.optional else ''}{_field(f.name)}: {self.text(f.value)}" for f in node.fields)

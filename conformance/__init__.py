@@ -1,0 +1,1 @@
+"""Conformance runners: the cel-spec suite (and, later, Kubernetes' own test tables) through kcel."""

@@ -1,0 +1,165 @@
+"""Runs cel-spec conformance tests (the JSON form described in the suite's README) through kcel."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import kcel
+from conformance.outcome import Outcome, SkipList
+from kcel.parser.macros import ALL_MACROS
+from kcel.parser.unparser import unparse
+from kcel.values import TypeValue, Uint
+
+STAGES = ("parse", "eval")
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    file: str
+    test: Mapping[str, Any]
+
+
+def load(directory: Path) -> Iterator[Case]:
+    """Every test of every `*.json` file in the directory, in file order."""
+    for path in sorted(directory.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for section in data.get("sections", []):
+            for test in section.get("tests", []):
+                yield Case(test["id"], path.stem, test)
+
+
+def run(case: Case, stage: str = "eval", skips: SkipList | None = None) -> Outcome:
+    """Run one case up to `stage`; a case the skip list names is skipped with its reason.
+
+    Skips are about evaluation: every case is expected to parse.
+    """
+    reason = skips.reason(case.id, case.test.get("requires", ())) if skips and stage != "parse" else None
+    if reason is not None:
+        return Outcome(case.id, "skipped", reason)
+    try:
+        return _run(case, stage)
+    except Exception as err:  # a crash is a failure to report, not a reason to stop the run
+        return Outcome(case.id, "failed", f"crashed: {type(err).__name__}: {err}")
+
+
+def _run(case: Case, stage: str) -> Outcome:
+    test = case.test
+    macros = () if test.get("disable_macros") else ALL_MACROS
+    try:
+        parsed = kcel.parse(test["expr"], macros=macros)
+    except kcel.CompileError as err:
+        return Outcome(case.id, "failed", f"parse: {err.messages[0]}")
+    if stage == "parse":
+        again = kcel.parse(unparse(parsed), macros=macros)
+        if again.expr != parsed.expr:
+            return Outcome(case.id, "failed", "unparse does not round-trip")
+        return Outcome(case.id, "passed")
+    return _evaluate(case)
+
+
+def _evaluate(case: Case) -> Outcome:
+    env_class = getattr(kcel, "Env", None)
+    if env_class is None:
+        return Outcome(case.id, "skipped", "needs the evaluator (issue 3)")
+    test = case.test
+    from conformance.environment import conformance_env
+
+    env = conformance_env(test)
+    try:
+        program = env.compile(test["expr"], check=not test.get("disable_check"))
+    except kcel.CompileError as err:
+        return Outcome(case.id, "failed", f"compile: {err.messages[0]}")
+    if test.get("check_only"):
+        return _check_type(case, program)
+    bindings = {name: decode(value) for name, value in test.get("bindings", {}).items()}
+    try:
+        actual = program.evaluate(bindings)
+    except kcel.EvalError as err:
+        if "eval_error" in test or "any_eval_errors" in test:
+            return Outcome(case.id, "passed")
+        return Outcome(case.id, "failed", f"eval error: {err}")
+    if "eval_error" in test or "any_eval_errors" in test:
+        return Outcome(case.id, "failed", f"expected an error, got {actual!r}")
+    expected = test.get("value", test.get("typed_result", {}).get("result"))
+    if expected is None:
+        return Outcome(case.id, "passed")
+    want = decode(expected)
+    if same_value(want, actual):
+        return _check_type(case, program) if "typed_result" in test else Outcome(case.id, "passed")
+    return Outcome(case.id, "failed", f"expected {want!r}, got {actual!r}")
+
+
+def _check_type(case: Case, program: Any) -> Outcome:
+    deduced = case.test.get("typed_result", {}).get("deduced_type")
+    if deduced is None or str(program.output_type) == deduced:
+        return Outcome(case.id, "passed")
+    return Outcome(case.id, "failed", f"deduced type {program.output_type}, expected {deduced}")
+
+
+def decode(value: Mapping[str, Any]) -> Any:
+    """A suite Value (`{"int64": "1"}`) as the Python value kcel uses for it."""
+    tag, payload = next(iter(value.items()))
+    if tag == "null":
+        return None
+    if tag in ("bool", "string"):
+        return payload
+    if tag == "int64":
+        return int(payload)
+    if tag == "uint64":
+        return Uint(int(payload))
+    if tag == "double":
+        return float(payload)
+    if tag == "bytes":
+        return base64.b64decode(payload)
+    if tag == "list":
+        return [decode(v) for v in payload]
+    if tag == "map":
+        return {decode(e["key"]): decode(e["value"]) for e in payload}
+    if tag == "type":
+        return TypeValue(payload)
+    if tag == "object":
+        return _decode_object(payload)
+    raise UnsupportedValue(f"{tag} values are not supported")
+
+
+class UnsupportedValue(Exception):
+    """A suite value kcel has no counterpart for (protobuf messages, enums)."""
+
+
+def _decode_object(payload: Mapping[str, Any]) -> Any:
+    from kcel import temporal
+
+    kind, body = payload["type"], payload["value"]
+    if kind == "google.protobuf.Timestamp":
+        return temporal.Timestamp.parse(body)
+    if kind == "google.protobuf.Duration":
+        return temporal.Duration.parse(body)
+    raise UnsupportedValue(f"protobuf message {kind} is not supported")
+
+
+def same_value(expected: Any, actual: Any) -> bool:
+    """Equal values of the same CEL type; NaN matches NaN and map order does not matter."""
+    if type(expected) is not type(actual):
+        if isinstance(expected, list) and isinstance(actual, (list, tuple)):
+            pass
+        elif isinstance(expected, dict) and isinstance(actual, Mapping):
+            pass
+        else:
+            return False
+    if isinstance(expected, float):
+        return (math.isnan(expected) and math.isnan(actual)) or expected == actual
+    if isinstance(expected, list):
+        return len(expected) == len(actual) and all(map(same_value, expected, actual))
+    if isinstance(expected, dict):
+        if len(expected) != len(actual):
+            return False
+        keyed = {(type(k), k): v for k, v in actual.items()}
+        return all((type(k), k) in keyed and same_value(v, keyed[(type(k), k)]) for k, v in expected.items())
+    return bool(expected == actual)
