@@ -1,7 +1,18 @@
 """kcel: the Common Expression Language as the Kubernetes API server runs it."""
 
-from kcel.errors import CelError, CompileError
-from kcel.parser import Parsed, parse
-from kcel.values import Uint
+import sys
 
-__all__ = ["CelError", "CompileError", "Parsed", "Uint", "parse"]
+from kcel.env import Env
+from kcel.errors import CelError, CompileError, CostLimitExceeded, EvalError
+from kcel.eval.program import Program
+from kcel.parser import Parsed, parse
+from kcel.values import Optional, TypeValue, Uint
+
+# Trees are bounded by the parser's limits (250 levels of each kind); walking them needs a little
+# more than CPython's default stack allowance.
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 8000))
+
+__all__ = [
+    "CelError", "CompileError", "CostLimitExceeded", "Env", "EvalError", "Optional", "Parsed", "Program",
+    "TypeValue", "Uint", "parse",
+]  # fmt: skip

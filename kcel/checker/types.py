@@ -51,6 +51,7 @@ DURATION = CelType("google.protobuf.Duration", kind="opaque")
 A = CelType("A", kind="param")
 B = CelType("B", kind="param")
 T = CelType("T", kind="param")
+V = CelType("V", kind="param")
 
 
 def list_of(elem: CelType) -> CelType:

@@ -1,0 +1,93 @@
+"""`Env`: declarations plus libraries; `compile()` chains parse -> (check) -> plan."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from kcel.checker.types import CelType, parse_type
+from kcel.eval.program import Program
+from kcel.libs import Library, Overload
+from kcel.parser import parse
+from kcel.parser.macros import BINDINGS, BLOCK, LISTS, STANDARD, TWO_VAR, Macro
+from kcel.values import TypeValue
+
+# Library modules in the order their tables are consulted; all are optional at import time
+# so that a missing extension never breaks the core.
+LIBRARY_MODULES = {
+    "standard": "kcel.libs.standard",
+    "timestamps": "kcel.libs.timestamps",
+    "optional": "kcel.libs.optional",
+    "strings": "kcel.libs.strings",
+    "math": "kcel.libs.math",
+    "lists": "kcel.libs.lists",
+    "sets": "kcel.libs.sets",
+    "encoders": "kcel.libs.encoders",
+}
+
+TYPE_NAMES = {
+    name: TypeValue(name)
+    for name in (
+        "bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type", "type",
+        "google.protobuf.Timestamp", "google.protobuf.Duration", "optional_type",
+    )
+}  # fmt: skip
+
+
+def load_library(name: str) -> Library:
+    module = importlib.import_module(LIBRARY_MODULES[name])
+    return module.LIBRARY  # type: ignore[no-any-return]
+
+
+def default_libraries() -> list[Library]:
+    libraries = []
+    for name in LIBRARY_MODULES:
+        try:
+            libraries.append(load_library(name))
+        except ImportError:
+            continue
+    return libraries
+
+
+class Env:
+    """Variables (name -> CEL type), libraries and a container, ready to compile expressions.
+
+    >>> Env(variables={"self": "list(string)"}).compile("self.all(x, x.startsWith('a'))").evaluate({"self": ["ab"]})
+    True
+    """
+
+    def __init__(
+        self,
+        variables: Mapping[str, str | CelType] | None = None,
+        *,
+        container: str = "",
+        libraries: Sequence[Library] | None = None,
+        macros: Iterable[Macro] | None = None,
+    ) -> None:
+        self.variables: dict[str, CelType] = {
+            name: parse_type(t) if isinstance(t, str) else t for name, t in (variables or {}).items()
+        }
+        self.container = container
+        self.libraries = list(libraries) if libraries is not None else default_libraries()
+        self._overloads: dict[str, list[Overload]] = {}
+        for library in self.libraries:
+            for overload in library.overloads:
+                self._overloads.setdefault(overload.function, []).append(overload)
+        library_macros = tuple(m for library in self.libraries for m in library.macros)
+        self.macros = tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros
+
+    # Declarations, as the planner asks for them.
+    def is_variable(self, name: str) -> bool:
+        return name in self.variables
+
+    def type_value(self, name: str) -> TypeValue | None:
+        return TYPE_NAMES.get(name)
+
+    def overloads(self, function: str) -> Sequence[Overload]:
+        return self._overloads.get(function, ())
+
+    def compile(self, text: str, check: bool = True, **_: Any) -> Program:
+        """Parse and plan an expression; raises `CompileError` rendered like cel-go."""
+        parsed = parse(text, macros=self.macros)
+        return Program(parsed, self)

@@ -1,0 +1,664 @@
+"""Plans an expression into the source of one Python function (stage 3, `plan`).
+
+Each AST node becomes a Python expression string; nodes that need control flow (`&&`, `||`,
+`?:`, comprehensions, optional `or`) first emit statements and then stand for a temporary.
+When an argument emits statements, the arguments before it are spilled to temporaries so
+CEL's left-to-right order is kept. User text only ever enters the source through `repr()` of a
+str/bytes/int/float literal; every other value is bound into the function's namespace, and
+CEL names are mangled into numbered Python names.
+
+With `metered=True` the function also counts cel-go's runtime cost on a `Meter` (`_m`),
+one `_m.add(n)` per straight-line block plus each call's own cost, checking the limit as it goes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from kcel.eval import runtime
+from kcel.eval.dispatch import dispatcher, metered_dispatcher
+from kcel.eval.writer import Writer
+from kcel.libs import Overload
+from kcel.parser import Parsed
+from kcel.parser.ast import (
+    Call,
+    Comprehension,
+    Const,
+    CreateList,
+    CreateMap,
+    CreateStruct,
+    Expr,
+    Ident,
+    Select,
+)
+from kcel.values import TypeValue, Uint
+
+_SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z|-?[0-9][0-9.e+-]*\Z")
+_BINARY_HELPERS = {
+    "_+_": "add", "_-_": "subtract", "_*_": "multiply", "_/_": "divide", "_%_": "modulo",
+    "_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals",
+    "_==_": "equals", "_!=_": "not_equals", "@in": "in_container", "_[_]": "index",
+    "_[?_]": "optional_index",
+}  # fmt: skip
+# Functions whose runtime cost is not 1: metered programs call the costed variant (kcel.eval.metered).
+_SIZED_OPERATORS = frozenset({"_+_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
+
+
+class Declarations(Protocol):
+    """What the planner needs to know about the environment."""
+
+    container: str
+
+    def is_variable(self, name: str) -> bool: ...
+    def type_value(self, name: str) -> TypeValue | None: ...
+    def overloads(self, function: str) -> Sequence[Overload]: ...
+
+
+@dataclass
+class _Local:
+    py: str
+    may_hold_error: bool = False
+    lazy: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The generated source and the namespace to execute it in."""
+
+    source: str
+    namespace: dict[str, Any]
+    function_name: str
+
+
+class CodeGen:
+    def __init__(self, parsed: Parsed, decls: Declarations, metered: bool) -> None:
+        self.parsed = parsed
+        self.decls = decls
+        self.metered = metered
+        self.w = Writer()
+        self.namespace: dict[str, Any] = {f"_{name}": value for name, value in runtime.EXPORTED.items()}
+        self.scopes: list[dict[str, _Local]] = [{}]
+        self.variables: dict[str, str] = {}
+        self.bound: dict[int, str] = {}
+        self.counter = 0
+        self.pending = 0  # static cost not yet emitted as `_m.add(...)`
+
+    # -- entry -------------------------------------------------------------------------------
+
+    def plan(self, name: str = "_kcel_eval") -> Plan:
+        result = self.gen(self.parsed.expr)
+        self.flush()
+        self.w.line(f"return _unwrap({result})")
+        header = [f"def {name}(_act, _m):"]
+        header += [
+            f"    {py} = _act.get({var!r}, {self.bind(runtime.Unbound(var), '_unbound')})"
+            for var, py in self.variables.items()
+        ]
+        return Plan("\n".join([*header, self.w.source()]), self.namespace, name)
+
+    # -- small utilities ---------------------------------------------------------------------
+
+    def temp(self, prefix: str = "_t") -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def bind(self, value: Any, prefix: str = "_k") -> str:
+        """Put a value into the namespace once and return its name."""
+        key = id(value)
+        if key not in self.bound:
+            name = self.temp(prefix)
+            self.namespace[name] = value
+            self.bound[key] = name
+        return self.bound[key]
+
+    def cost(self, amount: int) -> None:
+        if self.metered:
+            self.pending += amount
+
+    def flush(self) -> None:
+        if self.metered and self.pending:
+            self.w.line(f"_m.add({self.pending})")
+            self.pending = 0
+
+    def lookup(self, name: str) -> _Local | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    # -- dispatch on node kind ---------------------------------------------------------------
+
+    def gen(self, node: Expr, tolerant: bool = False) -> str:
+        """Python expression for a node. `tolerant`: the caller accepts an error value."""
+        if isinstance(node, Const):
+            return self.const(node.value)
+        if isinstance(node, Ident):
+            return self.ident(node, tolerant)
+        if isinstance(node, Select):
+            return self.select(node)
+        if isinstance(node, Call):
+            return self.call(node, tolerant)
+        if isinstance(node, CreateList):
+            return self.create_list(node)
+        if isinstance(node, CreateMap):
+            return self.create_map(node)
+        if isinstance(node, Comprehension):
+            return self.comprehension(node, tolerant)
+        assert isinstance(node, CreateStruct)
+        message = f"unsupported message creation: {node.type_name}"
+        return f"_raise({self.bind(runtime.EvalError(message))})"
+
+    def const(self, value: Any) -> str:
+        if value is None or isinstance(value, bool):
+            return repr(value)
+        if isinstance(value, Uint):
+            return self.bind(value, "_u")
+        if isinstance(value, (int, float, str, bytes)) and value == value:
+            return repr(value)  # the only way user text reaches the source
+        return self.bind(value, "_k")
+
+    # -- names -------------------------------------------------------------------------------
+
+    def candidates(self, name: str) -> list[str]:
+        """cel-go's name resolution order: innermost container first, a leading dot means root."""
+        if name.startswith("."):
+            return [name[1:]]
+        parts = self.decls.container.split(".") if self.decls.container else []
+        return [".".join([*parts[:i], name]) for i in range(len(parts), -1, -1)]
+
+    def ident(self, node: Ident, tolerant: bool) -> str:
+        local = self.lookup(node.name)
+        if local is not None:
+            return self.local(local, tolerant)
+        for candidate in self.candidates(node.name):
+            if self.decls.is_variable(candidate):
+                return self.variable(candidate)
+        for candidate in self.candidates(node.name):
+            type_value = self.decls.type_value(candidate)
+            if type_value is not None:
+                return self.bind(type_value, "_type")
+        return self.variable(node.name.lstrip("."))
+
+    def local(self, local: _Local, tolerant: bool) -> str:
+        self.cost(1)
+        if local.lazy:
+            return f"_force({local.py})"
+        if local.may_hold_error and not tolerant:
+            return f"_unwrap({local.py})"
+        return local.py
+
+    def variable(self, name: str) -> str:
+        self.cost(1)
+        if name not in self.variables:
+            self.variables[name] = f"_v{len(self.variables) + 1}"
+        return self.variables[name]
+
+    def qualified_name(self, node: Expr) -> str | None:
+        """`a.b.c` for an identifier chain that is not rooted in a local variable."""
+        parts: list[str] = []
+        while isinstance(node, Select) and not node.test_only:
+            parts.append(node.field)
+            node = node.operand
+        if not isinstance(node, Ident) or self.lookup(node.name) is not None:
+            return None
+        parts.append(node.name)
+        return ".".join(reversed(parts))
+
+    def resolve_select(self, node: Select) -> str | None:
+        """A select chain that names a declared variable (`a.b` declared) or a type."""
+        name = self.qualified_name(node)
+        if name is None or "." not in name.lstrip("."):
+            return None
+        for candidate in self.candidates(name):
+            if self.decls.is_variable(candidate):
+                return self.variable(candidate)
+            type_value = self.decls.type_value(candidate)
+            if type_value is not None:
+                return self.bind(type_value, "_type")
+        return None
+
+    # -- selection ---------------------------------------------------------------------------
+
+    def is_plain_data(self, node: Expr) -> bool:
+        """Whether a node surely yields JSON-like data (never an optional), so `x[f]` may be inlined."""
+        while isinstance(node, Select) and not node.test_only:
+            node = node.operand
+        return isinstance(node, Ident) and self.lookup(node.name) is None and self.decls.is_variable(node.name)
+
+    def select(self, node: Select) -> str:
+        resolved = self.resolve_select(node) if not node.test_only else None
+        if resolved is not None:
+            return resolved
+        if node.test_only:
+            operand = self.gen(node.operand) if not isinstance(node.operand, Ident) else self.gen_uncounted(node.operand)
+            self.cost(1)
+            return f"_has_field({operand}, {node.field!r})"
+        operand = self.gen(node.operand)
+        self.cost(1 if self.is_attribute(node.operand) else 2)
+        if self.is_plain_data(node.operand):
+            return f"{operand}[{node.field!r}]"
+        return f"_select({operand}, {node.field!r})"
+
+    def gen_uncounted(self, node: Expr) -> str:
+        """A presence test's base identifier costs nothing (cel-go PresenceTestHasCost(false))."""
+        saved = self.pending
+        text = self.gen(node)
+        self.pending = saved
+        return text
+
+    def is_attribute(self, node: Expr) -> bool:
+        """cel-go charges an extra step when selecting from something that is not an attribute."""
+        while isinstance(node, (Select, Call)):
+            if isinstance(node, Call):
+                if node.function not in ("_[_]", "_?._", "_[?_]"):
+                    return False
+                node = node.args[0]
+            else:
+                node = node.operand
+        return isinstance(node, Ident)
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def gen_args(self, nodes: Sequence[Expr]) -> list[str]:
+        """Arguments in order; earlier ones are spilled if a later one needs statements."""
+        exprs: list[str] = []
+        for node in nodes:
+            mark = self.w.mark()
+            text = self.gen(node)
+            if self.w.mark() != mark and any(not _SIMPLE.match(e) for e in exprs):
+                spills: list[str] = []
+                for i, previous in enumerate(exprs):
+                    if not _SIMPLE.match(previous):
+                        name = self.temp()
+                        spills.append(f"{name} = {previous}")
+                        exprs[i] = name
+                self.w.insert(mark, spills)
+            exprs.append(text)
+        return exprs
+
+    def call(self, node: Call, tolerant: bool) -> str:
+        fn = node.function
+        if fn in ("_&&_", "_||_"):
+            return self.logic(node, tolerant)
+        if fn == "_?_:_":
+            return self.conditional(node, tolerant)
+        if fn == "@not_strictly_false":
+            return self.not_strictly_false(node.args[0])
+        if fn == "!_":
+            (operand,) = self.gen_args(node.args)
+            self.cost(1)
+            return f"_logical_not({operand})"
+        if fn == "-_":
+            (operand,) = self.gen_args(node.args)
+            self.cost(1)
+            return f"_negate({operand})"
+        if fn == "_?._":
+            (operand,) = self.gen_args(node.args[:1])
+            self.cost(1)
+            return f"_optional_select({operand}, {self.const(_field_of(node))})"
+        if fn == "@in" and _constant_strings(node.args[1]):
+            return self.in_constant_strings(node)
+        if fn in _BINARY_HELPERS:
+            return self.binary(node)
+        if fn == "cel.@mapInsert":
+            args = self.gen_args(node.args)
+            self.cost(1)
+            helper = "_map_insert" if len(args) == 3 else "_map_insert_entry"
+            return f"{helper}({', '.join(args)})"
+        if fn == "cel.@block":
+            return self.block(node)
+        if node.target is not None and fn in ("or", "orValue") and len(node.args) == 1:
+            return self.optional_or(node)
+        return self.function_call(node)
+
+    def binary(self, node: Call) -> str:
+        fn = node.function
+        left, right = self.gen_args(node.args)
+        helper = _BINARY_HELPERS[fn]
+        if fn in ("_[_]", "_[?_]"):
+            self.cost(1 if self.is_attribute(node.args[0]) else 2)
+            if fn == "_[_]" and self.is_plain_data(node.args[0]) and _is_string_const(node.args[1]):
+                return f"{left}[{right}]"
+            return f"_{helper}({left}, {right})"
+        if self.metered and fn in _SIZED_OPERATORS:
+            self.namespace.setdefault("_metered", _metered_module())
+            return f"_metered.{helper}(_m, {left}, {right})"
+        self.cost(1)
+        return f"_{helper}({left}, {right})"
+
+    def in_constant_strings(self, node: Call) -> str:
+        (item,) = self.gen_args(node.args[:1])
+        elements = frozenset(e.value for e in node.args[1].elements)  # type: ignore[attr-defined]
+        return f"_in_set({item}, {self.bind(elements, '_set')})"
+
+    def function_call(self, node: Call) -> str:
+        function, args = self.resolve_function(node)
+        overloads = [
+            o for o in self.decls.overloads(function) if len(o.args) == len(args) and o.member == (node.target is not None)
+        ]
+        if not overloads and node.target is not None:
+            overloads = [o for o in self.decls.overloads(function) if len(o.args) == len(args) and not o.member]
+        texts = self.gen_args(args)
+        if not overloads:
+            message = f"no matching overload for '{function}'" if self.decls.overloads(function) else "unbound function"
+            return f"_raise({self.bind(runtime.EvalError(message))})"
+        if self.metered:
+            impl = self.bind(metered_dispatcher(overloads), "_fm")
+            return f"{impl}(_m, {', '.join(texts)})"
+        impl = self.bind(dispatcher(overloads), "_f")
+        return f"{impl}({', '.join(texts)})"
+
+    def resolve_function(self, node: Call) -> tuple[str, tuple[Expr, ...]]:
+        """The function a call names and its arguments (receiver first for member calls)."""
+        if node.target is None:
+            for candidate in self.candidates(node.function):
+                if self.decls.overloads(candidate):
+                    return candidate, node.args
+            return node.function.lstrip("."), node.args
+        namespace = self.qualified_name(node.target)
+        if namespace is not None and not self._names_variable(namespace):
+            for candidate in self.candidates(f"{namespace}.{node.function}"):
+                if any(not o.member for o in self.decls.overloads(candidate)):
+                    return candidate, node.args
+        return node.function, (node.target, *node.args)
+
+    def _names_variable(self, name: str) -> bool:
+        root = name.lstrip(".").split(".")[0]
+        if self.lookup(root) is not None:
+            return True
+        prefixes = [".".join(name.lstrip(".").split(".")[: i + 1]) for i in range(name.count(".") + 1)]
+        return any(self.decls.is_variable(c) for p in prefixes for c in self.candidates(p))
+
+    # -- control flow ------------------------------------------------------------------------
+
+    def capture(self, node: Expr, into: str) -> None:
+        """`into = <node>`, with any CEL error caught and stored as a value."""
+        self.flush()
+        self.w.line("try:")
+        with self.w.indent():
+            text = self.gen(node, tolerant=True)
+            self.flush()
+            self.w.line(f"{into} = {text}")
+        self.w.line("except _CEL_ERRORS as _e:")
+        with self.w.indent():
+            self.w.line(f"{into} = _e")
+
+    def logic(self, node: Call, tolerant: bool) -> str:
+        """`&&`/`||`: short-circuit, and an error on one side loses to a deciding other side."""
+        decisive = "False" if node.function == "_&&_" else "True"
+        other = "True" if decisive == "False" else "False"
+        left, right, result = self.temp(), self.temp(), self.temp()
+        self.capture(node.args[0], left)
+        self.w.line(f"if {left} is {decisive}:")
+        with self.w.indent():
+            self.w.line(f"{result} = {decisive}")
+        self.w.line("else:")
+        with self.w.indent():
+            self.capture(node.args[1], right)
+            self.w.line(f"if {right} is {decisive} or ({left} is {other} and {right} is {other}):")
+            with self.w.indent():
+                self.w.line(f"{result} = {right}")
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{result} = _logic_error({left}, {right})")
+        if not tolerant:
+            self.w.line(f"if {result} is not True and {result} is not False:")
+            with self.w.indent():
+                self.w.line(f"raise {result}")
+        return result
+
+    def not_strictly_false(self, operand: Expr) -> str:
+        local = self.lookup(operand.name) if isinstance(operand, Ident) else None
+        if local is not None and not local.lazy:
+            self.cost(2)
+            return f"({local.py} is not False)"
+        if isinstance(operand, Call) and operand.function == "!_" and isinstance(operand.args[0], Ident):
+            inner = self.lookup(operand.args[0].name)
+            if inner is not None and not inner.lazy:
+                self.cost(3)
+                return f"({inner.py} is not True)"
+        value = self.temp()
+        self.capture(operand, value)
+        self.cost(1)
+        return f"({value} is not False)"
+
+    def conditional(self, node: Call, tolerant: bool) -> str:
+        cond, then, other = node.args
+        test = self.gen(cond)
+        result = self.temp()
+        self.flush()
+        self.w.line(f"if _conditional_test({test}):")
+        with self.w.indent():
+            self.w.line(f"{result} = {self.branch(then, tolerant)}")
+            self.flush()
+        self.w.line("else:")
+        with self.w.indent():
+            self.w.line(f"{result} = {self.branch(other, tolerant)}")
+            self.flush()
+        return result
+
+    def branch(self, node: Expr, tolerant: bool) -> str:
+        """A branch of `?:`; cel-go resolves a plain-attribute branch without charging its base."""
+        if isinstance(node, Ident):
+            return self.gen_uncounted(node)
+        text = self.gen(node, tolerant)
+        self.flush()
+        return text
+
+    def optional_or(self, node: Call) -> str:
+        assert node.target is not None
+        target = self.gen(node.target)
+        result = self.temp()
+        self.flush()
+        self.w.line(f"{result} = {target}")
+        self.w.line(f"if _optional_missing({result}):")
+        with self.w.indent():
+            other = self.gen(node.args[0])
+            self.flush()
+            if node.function == "or":
+                self.w.line(f"{result} = _require_optional({other})")
+            else:
+                self.w.line(f"{result} = {other}")
+        if node.function == "orValue":
+            self.w.line("else:")
+            with self.w.indent():
+                self.w.line(f"{result} = {result}.value")
+        return result
+
+    # -- literals ----------------------------------------------------------------------------
+
+    def create_list(self, node: CreateList) -> str:
+        if all(isinstance(e, Const) for e in node.elements) and not node.optional_indices:
+            return self.bind(tuple(e.value for e in node.elements), "_list")  # type: ignore[attr-defined]
+        items = self.gen_args(node.elements)
+        self.cost(10)
+        if not node.optional_indices:
+            return f"[{', '.join(items)}]"
+        marked = ", ".join(f"({item}, {i in node.optional_indices})" for i, item in enumerate(items))
+        return f"_list_with_optionals([{marked}])"
+
+    def create_map(self, node: CreateMap) -> str:
+        parts = self.gen_args([x for entry in node.entries for x in (entry.key, entry.value)])
+        self.cost(30)
+        pairs = [f"({parts[2 * i]}, {parts[2 * i + 1]}, {entry.optional})" for i, entry in enumerate(node.entries)]
+        if not pairs:
+            return "{}"
+        return f"_make_map_optional([{', '.join(pairs)}])"
+
+    # -- comprehensions ----------------------------------------------------------------------
+
+    def comprehension(self, node: Comprehension, tolerant: bool) -> str:
+        if _is_bind(node):
+            return self.bind_like(node, tolerant)
+        iter_range = self.gen(node.iter_range)
+        accu = _Local(self.temp("_a"), may_hold_error=_steps_tolerantly(node))
+        self.flush()
+        # An accumulator built by appending starts as a fresh list the loop may mutate.
+        init = "[]" if _appended_element(node) is not None else self.gen(node.accu_init)
+        self.flush()
+        self.w.line(f"{accu.py} = {init}")
+        loop_vars = {node.iter_var: _Local(self.temp("_l"))}
+        if node.iter_var2:
+            loop_vars[node.iter_var2] = _Local(self.temp("_l"))
+            names = ", ".join(local.py for local in loop_vars.values())
+            self.w.line(f"for {names} in _iterate_pairs({iter_range}):")
+        else:
+            self.w.line(f"for {loop_vars[node.iter_var].py} in _iterate({iter_range}):")
+        self.scopes.append({**loop_vars, node.accu_var: accu})
+        with self.w.indent():
+            self.loop_body(node, accu)
+        self.scopes.pop()
+        self.scopes.append({node.accu_var: accu})
+        result = self.gen(node.result, tolerant)
+        self.scopes.pop()
+        return result
+
+    def loop_body(self, node: Comprehension, accu: _Local) -> None:
+        if not (isinstance(node.loop_condition, Const) and node.loop_condition.value is True):
+            condition = self.gen(node.loop_condition)
+            self.flush()
+            self.w.line(f"if not {condition}:")
+            with self.w.indent():
+                self.w.line("break")
+        appended = _appended_element(node)
+        if appended is not None:
+            guard, element = appended
+            self.loop_append(accu, guard, element)
+            return
+        step = self.gen(node.loop_step, tolerant=accu.may_hold_error)
+        self.flush()
+        self.w.line(f"{accu.py} = {step}")
+        if self.metered:
+            self.w.line("_m.add(0)")
+
+    def loop_append(self, accu: _Local, guard: Expr | None, element: Expr) -> None:
+        """`@result + [e]` (map, filter) appends in place: linear, not quadratic."""
+        if guard is not None:
+            test = self.gen(guard)
+            self.flush()
+            self.w.line(f"if _conditional_test({test}):")
+            with self.w.indent():
+                self.append_element(accu, element)
+            self.w.line("else:")
+            with self.w.indent():
+                self.cost(1)
+                self.flush()
+                self.w.line("pass")
+        else:
+            self.append_element(accu, element)
+
+    def append_element(self, accu: _Local, element: Expr) -> None:
+        value = self.gen(element)
+        self.cost(1 + 10 + 1)  # read @result, the one-element list literal, `+`
+        self.flush()
+        self.w.line(f"{accu.py}.append({value})")
+
+    def bind_like(self, node: Comprehension, tolerant: bool) -> str:
+        """`cel.bind` and friends: a variable whose initialiser runs on first use, at most once."""
+        local = self.lazy_local(node.accu_init)
+        self.scopes.append({node.accu_var: local})
+        result = self.gen(node.result, tolerant)
+        self.scopes.pop()
+        return result
+
+    def lazy_local(self, init: Expr) -> _Local:
+        if isinstance(init, (Const, Ident)) or (isinstance(init, CreateList) and not init.elements):
+            text = self.gen(init)
+            name = self.temp("_b")
+            self.flush()
+            self.w.line(f"{name} = {text}")
+            return _Local(name)
+        function, cell = self.temp("_init"), self.temp("_cell")
+        self.flush()
+        self.w.line(f"def {function}():")
+        with self.w.indent():
+            text = self.gen(init)
+            self.flush()
+            self.w.line(f"return {text}")
+        self.w.line(f"{cell} = _Lazy({function})")
+        return _Local(cell, lazy=True)
+
+    def block(self, node: Call) -> str:
+        slots, result = node.args
+        assert isinstance(slots, CreateList)
+        scope: dict[str, _Local] = {}
+        self.scopes.append(scope)
+        for i, slot in enumerate(slots.elements):
+            scope[f"@index{i}"] = self.lazy_local(slot)
+        text = self.gen(result)
+        self.scopes.pop()
+        return text
+
+
+def _field_of(node: Call) -> str:
+    field = node.args[1]
+    assert isinstance(field, Const) and isinstance(field.value, str)
+    return field.value
+
+
+def _is_string_const(node: Expr) -> bool:
+    return isinstance(node, Const) and type(node.value) is str
+
+
+def _constant_strings(node: Expr) -> bool:
+    return (
+        isinstance(node, CreateList)
+        and not node.optional_indices
+        and bool(node.elements)
+        and all(_is_string_const(e) for e in node.elements)
+    )
+
+
+def _is_bind(node: Comprehension) -> bool:
+    return (
+        isinstance(node.iter_range, CreateList)
+        and not node.iter_range.elements
+        and isinstance(node.loop_condition, Const)
+        and node.loop_condition.value is False
+    )
+
+
+def _steps_tolerantly(node: Comprehension) -> bool:
+    """An `all`/`exists` accumulator may hold an error that a later element absorbs."""
+    step = node.loop_step
+    return isinstance(step, Call) and step.function in ("_&&_", "_||_")
+
+
+def _appended_element(node: Comprehension) -> tuple[Expr | None, Expr] | None:
+    """(guard, element) when the step is `@result + [e]` or `g ? @result + [e] : @result`."""
+    accu = node.accu_var
+    step, guard = node.loop_step, None
+    if isinstance(step, Call) and step.function == "_?_:_" and _is_ident(step.args[2], accu):
+        guard, step = step.args[0], step.args[1]
+    if not (isinstance(node.accu_init, CreateList) and not node.accu_init.elements):
+        return None
+    if (
+        isinstance(step, Call)
+        and step.function == "_+_"
+        and _is_ident(step.args[0], accu)
+        and isinstance(step.args[1], CreateList)
+        and len(step.args[1].elements) == 1
+        and not step.args[1].optional_indices
+    ):
+        return guard, step.args[1].elements[0]
+    return None
+
+
+def _is_ident(node: Expr, name: str) -> bool:
+    return isinstance(node, Ident) and node.name == name
+
+
+def _metered_module() -> Any:
+    from kcel.eval import metered
+
+    return metered
+
+
+def compile_plan(plan: Plan, filename: str) -> Callable[..., Any]:
+    namespace = dict(plan.namespace)
+    code = compile(plan.source, filename, "exec")
+    exec(code, namespace)
+    return namespace[plan.function_name]  # type: ignore[no-any-return]

@@ -1,0 +1,118 @@
+"""Runtime dispatch: pick an overload by the Python types of the arguments (for `dyn` values).
+
+Each CEL type in a signature becomes a predicate on a Python value. A dispatcher for one
+function and arity tries its overloads in table order and calls the first whose predicates
+all hold; none holding is cel-go's `no such overload`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from kcel.checker.types import CelType
+from kcel.errors import CostLimitExceeded, EvalError
+from kcel.libs import Overload
+from kcel.values import Optional, TypeValue, Uint
+
+Predicate = Callable[[Any], bool]
+_CLASSES: dict[str, type] = {}
+
+
+def register_class(type_name: str, cls: type) -> None:
+    """Tell dispatch which Python class carries values of an opaque CEL type (e.g. net.IP)."""
+    _CLASSES[type_name] = cls
+
+
+def _any(value: Any) -> bool:
+    return True
+
+
+def _exact(cls: type) -> Predicate:
+    return lambda value: type(value) is cls
+
+
+def _list(value: Any) -> bool:
+    return type(value) is list or type(value) is tuple
+
+
+def _map(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+_PRIMITIVES: dict[str, Predicate] = {
+    "bool": _exact(bool), "int": _exact(int), "uint": _exact(Uint), "double": _exact(float), "string": _exact(str),
+    "bytes": _exact(bytes), "null_type": lambda v: v is None, "optional_type": _exact(Optional),
+    "type": _exact(TypeValue),
+}  # fmt: skip
+
+
+def predicate(cel_type: CelType) -> Predicate:
+    if cel_type.kind in ("param", "dyn"):
+        return _any
+    if cel_type.kind == "list":
+        return _list
+    if cel_type.kind == "map":
+        return _map
+    if cel_type.name in _PRIMITIVES:
+        return _PRIMITIVES[cel_type.name]
+    cls = _CLASSES.get(cel_type.name)
+    if cls is None:
+        return lambda value: getattr(value, "cel_type_name", None) == cel_type.name
+    return _exact(cls)
+
+
+def dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
+    """One callable for all overloads of a function with the same arity and call style."""
+    table = [(tuple(predicate(t) for t in o.args), o.impl) for o in overloads]
+    if len(table) == 1:
+        checks, impl = table[0]
+        if all(c is _any for c in checks):
+            return impl
+        if len(checks) == 1:
+            (check,) = checks
+
+            def unary(a: Any) -> Any:
+                if check(a):
+                    return impl(a)
+                raise EvalError("no such overload")
+
+            return unary
+
+    def dispatch(*args: Any) -> Any:
+        for checks, impl in table:
+            if all(check(arg) for check, arg in zip(checks, args, strict=True)):
+                return impl(*args)
+        raise EvalError("no such overload")
+
+    return dispatch
+
+
+class Meter:
+    """Running cost of one metered evaluation; raises once it goes past the limit."""
+
+    __slots__ = ("cost", "limit")
+
+    def __init__(self, limit: float) -> None:
+        self.cost = 0
+        self.limit = limit
+
+    def add(self, amount: int) -> None:
+        self.cost += amount
+        if self.cost > self.limit:
+            raise CostLimitExceeded(self.cost)
+
+
+def metered_dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
+    """Like `dispatcher`, but takes the Meter first and charges the chosen overload's cost."""
+    table = [(tuple(predicate(t) for t in o.args), o.impl, o.cost) for o in overloads]
+
+    def dispatch(meter: Meter, *args: Any) -> Any:
+        for checks, impl, cost in table:
+            if all(check(arg) for check, arg in zip(checks, args, strict=True)):
+                result = impl(*args)
+                meter.add(1 if cost is None else cost(args, result))
+                return result
+        raise EvalError("no such overload")
+
+    return dispatch

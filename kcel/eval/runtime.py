@@ -1,0 +1,560 @@
+"""Helpers that generated code calls: CEL operators with cel-go's exact semantics on plain values.
+
+Everything here is bound once into each program's namespace (see `EXPORTED`). Operators
+dispatch on the Python type of their operands, which is what `dyn` needs; when the checker
+knows the types, the planner calls the specialised functions directly instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from kcel.errors import EvalError
+from kcel.eval.equality import cel_equals, map_lookup
+from kcel.values import INT64_MAX, INT64_MIN, NONE, UINT64_MAX, Optional, TypeValue, Uint
+
+# Exceptions that stand for a CEL error value inside generated code: EvalError from helpers,
+# and the KeyError/TypeError that an inlined `obj["field"]` raises.
+CEL_ERRORS = (EvalError, KeyError, TypeError)
+
+
+def no_such_overload(*_: Any) -> EvalError:
+    return EvalError("no such overload")
+
+
+def as_eval_error(err: BaseException) -> EvalError:
+    """The CEL error an exception caught in generated code stands for."""
+    if isinstance(err, EvalError):
+        return err
+    if isinstance(err, KeyError):
+        return EvalError(f"no such key: {err.args[0] if err.args else ''}")
+    return EvalError("no such overload")
+
+
+def unwrap(value: Any) -> Any:
+    """Raise a stored error value (an accumulator may hold one); otherwise return the value."""
+    if isinstance(value, BaseException):
+        raise as_eval_error(value)
+    if type(value) is Unbound:
+        raise EvalError("no such attribute")
+    return value
+
+
+# -- logic -------------------------------------------------------------------------------------
+
+
+def logic_error(left: Any, right: Any) -> Any:
+    """The result of `&&`/`||` when neither side decided it: the left error, the right one, or
+    `no such overload` for non-bool operands. Returned as a value, not raised."""
+    if isinstance(left, BaseException):
+        return as_eval_error(left)
+    if isinstance(right, BaseException):
+        return as_eval_error(right)
+    return EvalError("no such overload")
+
+
+def logical_not(value: Any) -> bool:
+    if value is True:
+        return False
+    if value is False:
+        return True
+    raise EvalError("no such overload")
+
+
+def not_strictly_false(value: Any) -> bool:
+    return value is not False
+
+
+def conditional_test(value: Any) -> bool:
+    if value is True or value is False:
+        return value
+    raise EvalError("no such overload")
+
+
+# -- arithmetic --------------------------------------------------------------------------------
+
+
+def check_int(value: int) -> int:
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    raise EvalError("integer overflow")
+
+
+def check_uint(value: int) -> Uint:
+    if 0 <= value <= UINT64_MAX:
+        return Uint(value)
+    raise EvalError("unsigned integer overflow")
+
+
+def add_int64(a: int, b: int) -> int:
+    return check_int(a + b)
+
+
+def subtract_int64(a: int, b: int) -> int:
+    return check_int(a - b)
+
+
+def multiply_int64(a: int, b: int) -> int:
+    return check_int(a * b)
+
+
+def divide_int64(a: int, b: int) -> int:
+    if b == 0:
+        raise EvalError("division by zero")
+    quotient = abs(a) // abs(b)
+    return check_int(quotient if (a < 0) == (b < 0) else -quotient)
+
+
+def modulo_int64(a: int, b: int) -> int:
+    if b == 0:
+        raise EvalError("modulus by zero")
+    if a == INT64_MIN and b == -1:
+        raise EvalError("integer overflow")
+    remainder = abs(a) % abs(b)
+    return -remainder if a < 0 else remainder
+
+
+def negate_int64(a: int) -> int:
+    return check_int(-a)
+
+
+def add_uint64(a: int, b: int) -> Uint:
+    return check_uint(a + b)
+
+
+def subtract_uint64(a: int, b: int) -> Uint:
+    return check_uint(a - b)
+
+
+def multiply_uint64(a: int, b: int) -> Uint:
+    return check_uint(a * b)
+
+
+def divide_uint64(a: int, b: int) -> Uint:
+    if b == 0:
+        raise EvalError("division by zero")
+    return Uint(a // b)
+
+
+def modulo_uint64(a: int, b: int) -> Uint:
+    if b == 0:
+        raise EvalError("modulus by zero")
+    return Uint(a % b)
+
+
+def divide_double(a: float, b: float) -> float:
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a == 0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _is_list(v: Any) -> bool:
+    return type(v) is list or type(v) is tuple
+
+
+def add(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return check_int(a + b)
+        if ta is float or ta is str or ta is bytes:
+            return a + b
+        if ta is Uint:
+            return check_uint(a + b)
+        if ta is list:
+            return a + b
+    if _is_list(a) and _is_list(b):
+        return [*a, *b]
+    return _temporal("add", a, b)
+
+
+def subtract(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return check_int(a - b)
+        if ta is float:
+            return a - b
+        if ta is Uint:
+            return check_uint(a - b)
+    return _temporal("subtract", a, b)
+
+
+def multiply(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return check_int(a * b)
+        if ta is float:
+            return a * b
+        if ta is Uint:
+            return check_uint(a * b)
+    raise EvalError("no such overload")
+
+
+def divide(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return divide_int64(a, b)
+        if ta is float:
+            return divide_double(a, b)
+        if ta is Uint:
+            return divide_uint64(a, b)
+    raise EvalError("no such overload")
+
+
+def modulo(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return modulo_int64(a, b)
+        if ta is Uint:
+            return modulo_uint64(a, b)
+    raise EvalError("no such overload")
+
+
+def negate(a: Any) -> Any:
+    ta = type(a)
+    if ta is int:
+        return check_int(-a)
+    if ta is float:
+        return -a
+    return _temporal("negate", a)
+
+
+_TEMPORAL_OPS: dict[tuple[str, type, type], Any] = {}
+
+
+def register_temporal(op: str, left: type, right: type, impl: Any) -> None:
+    """Let the timestamps library plug its arithmetic into the dynamic operators."""
+    _TEMPORAL_OPS[(op, left, right)] = impl
+
+
+def _temporal(op: str, a: Any, b: Any = None) -> Any:
+    impl = _TEMPORAL_OPS.get((op, type(a), type(b)))
+    if impl is None:
+        raise EvalError("no such overload")
+    return impl(a) if b is None else impl(a, b)
+
+
+# -- comparison --------------------------------------------------------------------------------
+
+_ORDERED_SAME = (str, bytes)
+
+
+def _comparable(a: Any, b: Any) -> bool:
+    ta, tb = type(a), type(b)
+    if ta is bool or tb is bool:
+        return ta is tb
+    if (ta is int or ta is float or ta is Uint) and (tb is int or tb is float or tb is Uint):
+        return True
+    if ta is tb and (ta in _ORDERED_SAME or hasattr(a, "__lt__") and ta.__module__ == "kcel.temporal"):
+        return True
+    return False
+
+
+def less(a: Any, b: Any) -> bool:
+    if _comparable(a, b):
+        return bool(a < b)
+    raise EvalError("no such overload")
+
+
+def less_equals(a: Any, b: Any) -> bool:
+    if _comparable(a, b):
+        return bool(a <= b)
+    raise EvalError("no such overload")
+
+
+def greater(a: Any, b: Any) -> bool:
+    if _comparable(a, b):
+        return bool(a > b)
+    raise EvalError("no such overload")
+
+
+def greater_equals(a: Any, b: Any) -> bool:
+    if _comparable(a, b):
+        return bool(a >= b)
+    raise EvalError("no such overload")
+
+
+def equals(a: Any, b: Any) -> bool:
+    return cel_equals(a, b)
+
+
+def not_equals(a: Any, b: Any) -> bool:
+    return not cel_equals(a, b)
+
+
+# -- containers --------------------------------------------------------------------------------
+
+
+def index(container: Any, key: Any) -> Any:
+    """`container[key]` for lists (int, uint or integral double index) and maps."""
+    if _is_list(container):
+        tk = type(key)
+        if tk is int or tk is Uint or (tk is float and key.is_integer()):
+            position = int(key)
+            if 0 <= position < len(container):
+                return container[position]
+            raise EvalError(f"index out of bounds: {position}")
+        raise EvalError(f"unsupported index type '{_type_name(key)}' in list")
+    if isinstance(container, Mapping):
+        found, value = map_lookup(container, key)
+        if found:
+            return value
+        raise EvalError(f"no such key: {_key_text(key)}")
+    if type(container) is Optional:
+        return optional_index(container, key)
+    raise EvalError("no such overload")
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def select(obj: Any, field: str) -> Any:
+    """`obj.field` on a map (or an optional, which stays optional)."""
+    if isinstance(obj, Mapping):
+        try:
+            return obj[field]
+        except KeyError:
+            raise EvalError(f"no such key: {field}") from None
+    if type(obj) is Optional:
+        return optional_select(obj, field)
+    raise EvalError(f"type '{_type_name(obj)}' does not support field selection")
+
+
+def has_field(obj: Any, field: str) -> bool:
+    if isinstance(obj, Mapping):
+        return field in obj
+    if type(obj) is Optional:
+        return obj.has_value() and has_field(obj.value, field)
+    raise EvalError(f"type '{_type_name(obj)}' does not support field selection")
+
+
+def in_container(item: Any, container: Any) -> bool:
+    if _is_list(container):
+        return any(cel_equals(item, element) for element in container)
+    if isinstance(container, Mapping):
+        return map_lookup(container, item)[0]
+    raise EvalError("no such overload")
+
+
+def size(value: Any) -> int:
+    if isinstance(value, (str, bytes, list, tuple, Mapping)):
+        return len(value)
+    raise EvalError("no such overload")
+
+
+def iterate(value: Any) -> Any:
+    """What a one-variable comprehension ranges over: list elements or map keys."""
+    if _is_list(value) or isinstance(value, Mapping):
+        return value
+    raise EvalError(f"expression of type '{_type_name(value)}' cannot be range of a comprehension")
+
+
+def iterate_pairs(value: Any) -> Any:
+    """(index, element) for lists, (key, value) for maps: two-variable comprehensions."""
+    if _is_list(value):
+        return enumerate(value)
+    if isinstance(value, Mapping):
+        return value.items()
+    raise EvalError(f"expression of type '{_type_name(value)}' cannot be range of a comprehension")
+
+
+def make_map(entries: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A map literal: keys must be int, uint, bool or string and must not repeat."""
+    result: dict[Any, Any] = {}
+    for key, value in entries:
+        map_insert(result, key, value)
+    return result
+
+
+def map_insert(accumulator: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
+    """Add a new key to a map the comprehension owns (`cel.@mapInsert(m, k, v)`), in place."""
+    if not isinstance(key, (str, int)):
+        raise EvalError(f"unsupported key type: {_type_name(key)}")
+    if map_lookup(accumulator, key)[0]:
+        raise EvalError(f"insert failed: key {_key_text(key)} already exists")
+    accumulator[key] = value
+    return accumulator
+
+
+def map_insert_entry(accumulator: dict[Any, Any], entry: Any) -> dict[Any, Any]:
+    """`cel.@mapInsert(m, {k: v, ...})`: transformMapEntry's step."""
+    if not isinstance(entry, Mapping):
+        raise EvalError("no such overload")
+    for key, value in entry.items():
+        map_insert(accumulator, key, value)
+    return accumulator
+
+
+# -- optionals ---------------------------------------------------------------------------------
+
+
+def optional_select(obj: Any, field: str) -> Optional:
+    """`obj.?field`: an optional of the field if present; an optional target stays optional."""
+    if type(obj) is Optional:
+        if not obj.has_value():
+            return obj
+        obj = obj.value
+    if isinstance(obj, Mapping):
+        return Optional(obj[field]) if field in obj else NONE
+    raise EvalError(f"type '{_type_name(obj)}' does not support field selection")
+
+
+def optional_index(container: Any, key: Any) -> Optional:
+    """`container[?key]`: an optional element; an optional container stays optional."""
+    if type(container) is Optional:
+        if not container.has_value():
+            return container
+        container = container.value
+    if _is_list(container):
+        tk = type(key)
+        if tk is int or tk is Uint or (tk is float and key.is_integer()):
+            position = int(key)
+            return Optional(container[position]) if 0 <= position < len(container) else NONE
+        raise EvalError(f"unsupported index type '{_type_name(key)}' in list")
+    if isinstance(container, Mapping):
+        found, value = map_lookup(container, key)
+        return Optional(value) if found else NONE
+    raise EvalError("no such overload")
+
+
+def in_set(item: Any, strings: frozenset[str]) -> bool:
+    """`x in ['a', 'b']` with a constant list of strings, as a hash lookup (cel-go does the same)."""
+    return type(item) is str and item in strings
+
+
+def list_with_optionals(items: list[tuple[Any, bool]]) -> list[Any]:
+    """`[a, ?b]`: optional elements are included only when they hold a value."""
+    out = []
+    for value, optional in items:
+        if not optional:
+            out.append(value)
+        elif type(value) is not Optional:
+            raise EvalError("no such overload")
+        elif value.has_value():
+            out.append(value.value)
+    return out
+
+
+def make_map_optional(entries: list[tuple[Any, Any, bool]]) -> dict[Any, Any]:
+    """A map literal, where `?k: v` entries are added only when `v` holds a value."""
+    result: dict[Any, Any] = {}
+    for key, value, optional in entries:
+        if optional:
+            if type(value) is not Optional:
+                raise EvalError("no such overload")
+            if not value.has_value():
+                continue
+            value = value.value
+        map_insert_literal(result, key, value)
+    return result
+
+
+def map_insert_literal(result: dict[Any, Any], key: Any, value: Any) -> None:
+    if not isinstance(key, (str, int)) or isinstance(key, float):
+        raise EvalError(f"unsupported key type: {_type_name(key)}")
+    if map_lookup(result, key)[0]:
+        raise EvalError(f"Failed with repeated key: {_key_text(key)}")
+    result[key] = value
+
+
+def optional_missing(value: Any) -> bool:
+    """For `a.or(b)` / `a.orValue(b)`: whether `a` is empty (a non-optional `a` is an error)."""
+    if type(value) is not Optional:
+        raise EvalError("no such overload")
+    return not value.has_value()
+
+
+def require_optional(value: Any) -> Any:
+    if type(value) is not Optional:
+        raise EvalError("no such overload")
+    return value
+
+
+def raise_error(error: EvalError) -> Any:
+    raise error
+
+
+class Lazy:
+    """A variable whose initialiser runs on first use (`cel.bind`, `cel.block` slots)."""
+
+    __slots__ = ("init", "value", "done")
+
+    def __init__(self, init: Any) -> None:
+        self.init = init
+        self.done = False
+        self.value: Any = None
+
+
+def force(cell: Lazy) -> Any:
+    if not cell.done:
+        cell.value = cell.init()
+        cell.done = True
+    return cell.value
+
+
+class Unbound:
+    """What a variable missing from the activation holds; using it is an error."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+
+    def __getitem__(self, key: Any) -> Any:
+        raise EvalError(f"no such attribute: {self.name}")
+
+
+UNBOUND = Unbound()
+
+
+# -- types -------------------------------------------------------------------------------------
+
+_TYPE_NAMES: dict[type, str] = {
+    bool: "bool", int: "int", Uint: "uint", float: "double", str: "string", bytes: "bytes",
+    type(None): "null_type", list: "list", tuple: "list", dict: "map", TypeValue: "type",
+    Optional: "optional_type",
+}  # fmt: skip
+
+
+def register_type_name(cls: type, name: str) -> None:
+    _TYPE_NAMES[cls] = name
+
+
+def _type_name(value: Any) -> str:
+    name = _TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
+    if isinstance(value, Mapping):
+        return "map"
+    return getattr(value, "cel_type_name", type(value).__name__)
+
+
+def type_of(value: Any) -> TypeValue:
+    return TypeValue(_type_name(value))
+
+
+EXPORTED = {"raise": raise_error} | {
+    name: globals()[name]
+    for name in (
+        "CEL_ERRORS", "EvalError", "Optional", "NONE", "Uint", "TypeValue", "unwrap", "as_eval_error",
+        "logic_error", "logical_not", "not_strictly_false", "conditional_test", "check_int", "check_uint",
+        "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",
+        "multiply_int64", "divide_int64", "modulo_int64", "negate_int64", "divide_double", "less", "less_equals",
+        "greater", "greater_equals", "equals", "not_equals", "index", "select", "has_field", "in_container",
+        "size", "iterate", "iterate_pairs", "make_map", "map_insert", "map_insert_entry", "optional_select", "optional_index",
+        "type_of", "cel_equals", "in_set", "list_with_optionals", "make_map_optional", "optional_missing",
+        "require_optional", "Lazy", "force", "UNBOUND",
+    )
+}  # fmt: skip

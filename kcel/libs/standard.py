@@ -1,0 +1,261 @@
+"""The CEL standard library's named functions: size, string tests, regex, conversions, type().
+
+Operators (`+`, `<`, `[]`, ...) are planned directly from kcel.eval.runtime; timestamp and
+duration functions live in kcel.libs.timestamps.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import re2
+
+from kcel.checker.types import (
+    BOOL,
+    BYTES,
+    DOUBLE,
+    DYN,
+    INT,
+    STRING,
+    UINT,
+    A,
+    B,
+    list_of,
+    map_of,
+    type_of,
+)
+from kcel.errors import EvalError
+from kcel.eval.runtime import check_int, type_of as runtime_type_of
+from kcel.eval.sizes import actual_size
+from kcel.libs import Library, Overload
+from kcel.values import INT64_MAX, INT64_MIN, UINT64_MAX, Uint
+
+
+def _tenth(n: int) -> int:
+    return math.ceil(n * 0.1)
+
+
+def _size(value: Any) -> int:
+    return len(value)
+
+
+# -- strings -----------------------------------------------------------------------------------
+
+
+def contains_string(s: str, sub: str) -> bool:
+    return sub in s
+
+
+def starts_with_string(s: str, prefix: str) -> bool:
+    return s.startswith(prefix)
+
+
+def ends_with_string(s: str, suffix: str) -> bool:
+    return s.endswith(suffix)
+
+
+@lru_cache(maxsize=512)
+def compile_regex(pattern: str) -> Any:
+    """RE2, as cel-go uses (Go's regexp is RE2 syntax); bad patterns are CEL errors."""
+    try:
+        return re2.compile(pattern)
+    except re2.error as err:
+        raise EvalError(f"error parsing regexp: {err}") from None
+
+
+def matches_string(s: str, pattern: str) -> bool:
+    return compile_regex(pattern).search(s) is not None
+
+
+def _contains_cost(args: Sequence[Any], result: Any) -> int:
+    return _tenth(actual_size(args[0])) * _tenth(actual_size(args[1]))
+
+
+def _matches_cost(args: Sequence[Any], result: Any) -> int:
+    return math.ceil((1 + actual_size(args[0])) * 0.1) * math.ceil(actual_size(args[1]) * 0.25)
+
+
+def _affix_cost(args: Sequence[Any], result: Any) -> int:
+    return _tenth(actual_size(args[1]))
+
+
+def _first_arg_cost(args: Sequence[Any], result: Any) -> int:
+    return _tenth(actual_size(args[0]))
+
+
+# -- conversions -------------------------------------------------------------------------------
+
+
+def double_to_int64(value: float) -> int:
+    if math.isnan(value) or value <= float(INT64_MIN) or value >= float(INT64_MAX):
+        raise EvalError("range error converting double to int")
+    return int(value)
+
+
+def uint64_to_int64(value: int) -> int:
+    if value > INT64_MAX:
+        raise EvalError("range error converting uint to int")
+    return int(value)
+
+
+_INT_TEXT = re.compile(r"[+-]?[0-9]+\Z")
+_UINT_TEXT = re.compile(r"\+?[0-9]+\Z")
+
+
+def string_to_int64(text: str) -> int:
+    if not _INT_TEXT.match(text):
+        raise EvalError(f"type conversion error from 'string' to 'int': invalid syntax: {text!r}")
+    value = int(text)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise EvalError("range error converting string to int")
+    return value
+
+
+def int64_to_uint64(value: int) -> Uint:
+    if value < 0:
+        raise EvalError("range error converting int to uint")
+    return Uint(value)
+
+
+def double_to_uint64(value: float) -> Uint:
+    if math.isnan(value) or value < 0 or value >= float(UINT64_MAX):
+        raise EvalError("range error converting double to uint")
+    return Uint(int(value))
+
+
+def string_to_uint64(text: str) -> Uint:
+    if not _UINT_TEXT.match(text):
+        raise EvalError(f"type conversion error from 'string' to 'uint': invalid syntax: {text!r}")
+    value = int(text)
+    if value > UINT64_MAX:
+        raise EvalError("range error converting string to uint")
+    return Uint(value)
+
+
+_FLOAT_TEXT = re.compile(
+    r"[+-]?(?:(?:[0-9](?:_?[0-9])*)?\.?[0-9]*(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)\Z", re.IGNORECASE
+)
+
+
+def string_to_double(text: str) -> float:
+    """Go's strconv.ParseFloat: decimal and special values (`inf`, `NaN`), no Python-only forms."""
+    if not text or not _FLOAT_TEXT.match(text) or text.strip("+-.eE") == "" or "_" in text:
+        raise EvalError(f"type conversion error from 'string' to 'double': invalid syntax: {text!r}")
+    try:
+        return float(text)
+    except ValueError:
+        raise EvalError(f"type conversion error from 'string' to 'double': invalid syntax: {text!r}") from None
+
+
+def format_double(value: float) -> str:
+    """Go's strconv.FormatFloat(v, 'g', -1, 64), which cel-go's string(double) uses."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    digits, point = _shortest_digits(abs(value))
+    exponent = point - 1
+    if exponent < -4 or exponent >= 6:  # Go's %g: exponent form outside [1e-4, 1e6)
+        fraction = "." + digits[1:] if len(digits) > 1 else ""
+        return f"{sign}{digits[0]}{fraction}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+def _shortest_digits(value: float) -> tuple[str, int]:
+    """The shortest round-tripping decimal digits of a non-negative float and its decimal point."""
+    if value == 0:
+        return "0", 1
+    mantissa, _, exponent = repr(value).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    point = len(whole) + int(exponent or 0) - (len(whole + fraction) - len((whole + fraction).lstrip("0")))
+    return digits.rstrip("0") or "0", point
+
+
+def bool_to_string(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def bytes_to_string(value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        raise EvalError("invalid UTF-8 in bytes, cannot convert to string") from None
+
+
+_BOOL_TEXT = {"1": True, "t": True, "T": True, "true": True, "TRUE": True, "True": True,
+              "0": False, "f": False, "F": False, "false": False, "FALSE": False, "False": False}  # fmt: skip
+
+
+def string_to_bool(text: str) -> bool:
+    try:
+        return _BOOL_TEXT[text]
+    except KeyError:
+        raise EvalError(f"type conversion error from 'string' to 'bool': invalid syntax: {text!r}") from None
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _string_size(value: str) -> int:
+    return len(value)
+
+
+def _size_of(value: Sequence[Any] | Mapping[Any, Any] | bytes) -> int:
+    return len(value)
+
+
+def _overloads() -> tuple[Overload, ...]:
+    lst, mp = list_of(A), map_of(A, B)
+    sized = (("string", STRING, _string_size), ("bytes", BYTES, _size_of), ("list", lst, _size_of),
+             ("map", mp, _size_of))  # fmt: skip
+    table = [Overload(f"size_{name}", "size", (t,), INT, impl) for name, t, impl in sized]
+    table += [Overload(f"{name}_size", "size", (t,), INT, impl, member=True) for name, t, impl in sized]
+    table += [
+        Overload("contains_string", "contains", (STRING, STRING), BOOL, contains_string, True, _contains_cost),
+        Overload("starts_with_string", "startsWith", (STRING, STRING), BOOL, starts_with_string, True, _affix_cost),
+        Overload("ends_with_string", "endsWith", (STRING, STRING), BOOL, ends_with_string, True, _affix_cost),
+        Overload("matches", "matches", (STRING, STRING), BOOL, matches_string, False, _matches_cost),
+        Overload("matches_string", "matches", (STRING, STRING), BOOL, matches_string, True, _matches_cost),
+        # conversions
+        Overload("int64_to_int64", "int", (INT,), INT, _identity),
+        Overload("uint64_to_int64", "int", (UINT,), INT, uint64_to_int64),
+        Overload("double_to_int64", "int", (DOUBLE,), INT, double_to_int64),
+        Overload("string_to_int64", "int", (STRING,), INT, string_to_int64),
+        Overload("uint64_to_uint64", "uint", (UINT,), UINT, _identity),
+        Overload("int64_to_uint64", "uint", (INT,), UINT, int64_to_uint64),
+        Overload("double_to_uint64", "uint", (DOUBLE,), UINT, double_to_uint64),
+        Overload("string_to_uint64", "uint", (STRING,), UINT, string_to_uint64),
+        Overload("double_to_double", "double", (DOUBLE,), DOUBLE, _identity),
+        Overload("int64_to_double", "double", (INT,), DOUBLE, float),
+        Overload("uint64_to_double", "double", (UINT,), DOUBLE, float),
+        Overload("string_to_double", "double", (STRING,), DOUBLE, string_to_double),
+        Overload("string_to_string", "string", (STRING,), STRING, _identity),
+        Overload("bool_to_string", "string", (BOOL,), STRING, bool_to_string),
+        Overload("int64_to_string", "string", (INT,), STRING, str),
+        Overload("uint64_to_string", "string", (UINT,), STRING, lambda v: str(int(v))),
+        Overload("double_to_string", "string", (DOUBLE,), STRING, format_double),
+        Overload("bytes_to_string", "string", (BYTES,), STRING, bytes_to_string, cost=_first_arg_cost),
+        Overload("bytes_to_bytes", "bytes", (BYTES,), BYTES, _identity),
+        Overload("string_to_bytes", "bytes", (STRING,), BYTES, lambda s: s.encode("utf-8"), cost=_first_arg_cost),
+        Overload("bool_to_bool", "bool", (BOOL,), BOOL, _identity),
+        Overload("string_to_bool", "bool", (STRING,), BOOL, string_to_bool),
+        Overload("to_dyn", "dyn", (A,), DYN, _identity),
+        Overload("type", "type", (A,), type_of(A), runtime_type_of),
+    ]
+    return tuple(table)
+
+
+LIBRARY = Library("standard", overloads=_overloads())
+
+__all__ = ["LIBRARY", "check_int", "compile_regex", "format_double"]
