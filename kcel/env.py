@@ -75,7 +75,9 @@ class Env:
             for overload in library.overloads:
                 self._overloads.setdefault(overload.function, []).append(overload)
         library_macros = tuple(m for library in self.libraries for m in library.macros)
-        self.macros = tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros
+        self.macros = (
+            tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros
+        )
 
     # Declarations, as the planner asks for them.
     def is_variable(self, name: str) -> bool:

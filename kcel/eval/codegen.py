@@ -233,21 +233,15 @@ class CodeGen:
         if resolved is not None:
             return resolved
         if node.test_only:
-            operand = self.gen(node.operand) if not isinstance(node.operand, Ident) else self.gen_uncounted(node.operand)
-            self.cost(1)
+            # Only the qualifiers cost: the chain's base identifier is free (PresenceTestHasCost(false)).
+            operand = self.gen(node.operand)
+            self.cost(0 if self.is_attribute(node.operand) else 1)
             return f"_has_field({operand}, {node.field!r})"
         operand = self.gen(node.operand)
         self.cost(1 if self.is_attribute(node.operand) else 2)
         if self.is_plain_data(node.operand):
             return f"{operand}[{node.field!r}]"
         return f"_select({operand}, {node.field!r})"
-
-    def gen_uncounted(self, node: Expr) -> str:
-        """A presence test's base identifier costs nothing (cel-go PresenceTestHasCost(false))."""
-        saved = self.pending
-        text = self.gen(node)
-        self.pending = saved
-        return text
 
     def is_attribute(self, node: Expr) -> bool:
         """cel-go charges an extra step when selecting from something that is not an attribute."""
@@ -337,7 +331,9 @@ class CodeGen:
     def function_call(self, node: Call) -> str:
         function, args = self.resolve_function(node)
         overloads = [
-            o for o in self.decls.overloads(function) if len(o.args) == len(args) and o.member == (node.target is not None)
+            o
+            for o in self.decls.overloads(function)
+            if len(o.args) == len(args) and o.member == (node.target is not None)
         ]
         if not overloads and node.target is not None:
             overloads = [o for o in self.decls.overloads(function) if len(o.args) == len(args) and not o.member]
@@ -442,9 +438,9 @@ class CodeGen:
 
     def branch(self, node: Expr, tolerant: bool) -> str:
         """A branch of `?:`; cel-go resolves a plain-attribute branch without charging its base."""
-        if isinstance(node, Ident):
-            return self.gen_uncounted(node)
         text = self.gen(node, tolerant)
+        if self.metered and self.is_attribute(node):
+            self.pending -= 1
         self.flush()
         return text
 
@@ -482,7 +478,8 @@ class CodeGen:
 
     def create_map(self, node: CreateMap) -> str:
         parts = self.gen_args([x for entry in node.entries for x in (entry.key, entry.value)])
-        self.cost(30)
+        constant = all(isinstance(x, Const) for e in node.entries for x in (e.key, e.value))
+        self.cost(0 if constant and not any(e.optional for e in node.entries) else 30)  # cel-go folds constant maps
         pairs = [f"({parts[2 * i]}, {parts[2 * i + 1]}, {entry.optional})" for i, entry in enumerate(node.entries)]
         if not pairs:
             return "{}"
@@ -542,11 +539,6 @@ class CodeGen:
             self.w.line(f"if _conditional_test({test}):")
             with self.w.indent():
                 self.append_element(accu, element)
-            self.w.line("else:")
-            with self.w.indent():
-                self.cost(1)
-                self.flush()
-                self.w.line("pass")
         else:
             self.append_element(accu, element)
 

@@ -22,6 +22,8 @@ def cel_equals(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a is b
     if isinstance(a, _NUMERIC) and isinstance(b, _NUMERIC):
+        if type(a) is float or type(b) is float:
+            return float(a) == float(b)  # cel-go compares a mixed pair as doubles
         return a == b
     if isinstance(a, str):
         return isinstance(b, str) and a == b

@@ -259,28 +259,35 @@ def _comparable(a: Any, b: Any) -> bool:
     return False
 
 
+def _operands(a: Any, b: Any) -> tuple[Any, Any]:
+    """Comparable operands; an int or uint meets a double as a double, as in cel-go."""
+    if not _comparable(a, b):
+        raise EvalError("no such overload")
+    if type(a) is float and type(b) is not float:
+        return a, float(b)
+    if type(b) is float and type(a) is not float:
+        return float(a), b
+    return a, b
+
+
 def less(a: Any, b: Any) -> bool:
-    if _comparable(a, b):
-        return bool(a < b)
-    raise EvalError("no such overload")
+    a, b = _operands(a, b)
+    return bool(a < b)
 
 
 def less_equals(a: Any, b: Any) -> bool:
-    if _comparable(a, b):
-        return bool(a <= b)
-    raise EvalError("no such overload")
+    a, b = _operands(a, b)
+    return bool(a <= b)
 
 
 def greater(a: Any, b: Any) -> bool:
-    if _comparable(a, b):
-        return bool(a > b)
-    raise EvalError("no such overload")
+    a, b = _operands(a, b)
+    return bool(a > b)
 
 
 def greater_equals(a: Any, b: Any) -> bool:
-    if _comparable(a, b):
-        return bool(a >= b)
-    raise EvalError("no such overload")
+    a, b = _operands(a, b)
+    return bool(a >= b)
 
 
 def equals(a: Any, b: Any) -> bool:
@@ -553,7 +560,8 @@ EXPORTED = {"raise": raise_error} | {
         "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",
         "multiply_int64", "divide_int64", "modulo_int64", "negate_int64", "divide_double", "less", "less_equals",
         "greater", "greater_equals", "equals", "not_equals", "index", "select", "has_field", "in_container",
-        "size", "iterate", "iterate_pairs", "make_map", "map_insert", "map_insert_entry", "optional_select", "optional_index",
+        "size", "iterate", "iterate_pairs", "make_map", "map_insert", "map_insert_entry", "optional_select",
+        "optional_index",
         "type_of", "cel_equals", "in_set", "list_with_optionals", "make_map_optional", "optional_missing",
         "require_optional", "Lazy", "force", "UNBOUND",
     )

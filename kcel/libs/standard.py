@@ -29,7 +29,8 @@ from kcel.checker.types import (
     type_of,
 )
 from kcel.errors import EvalError
-from kcel.eval.runtime import check_int, type_of as runtime_type_of
+from kcel.eval.runtime import check_int
+from kcel.eval.runtime import type_of as runtime_type_of
 from kcel.eval.sizes import actual_size
 from kcel.libs import Library, Overload
 from kcel.values import INT64_MAX, INT64_MIN, UINT64_MAX, Uint

@@ -101,7 +101,8 @@ class Builder(Transformer[Token, Expr]):
         return node
 
     def _call(self, name: str, args: tuple[Expr, ...], target: Expr | None, pos: int, start: int, end: int) -> Expr:
-        macro = self.macros.get((name, len(args), target is not None))
+        receiver = target is not None
+        macro = self.macros.get((name, len(args), receiver)) or self.macros.get((name, -1, receiver))
         if macro is not None:
             factory = _Factory(self, pos)
             try:

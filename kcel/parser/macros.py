@@ -53,7 +53,7 @@ Expander = Callable[[NodeFactory, "Expr | None", tuple[Expr, ...]], "Expr | None
 @dataclass(frozen=True, slots=True)
 class Macro:
     name: str
-    arg_count: int
+    arg_count: int  # -1: any number of arguments (cel-go's var-arg macros)
     receiver: bool
     expand: Expander
     doc: str = ""
