@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kcel.errors import EvalError
 from kcel.eval import runtime
 from kcel.eval.dispatch import dispatcher, metered_dispatcher
 from kcel.eval.writer import Writer
@@ -149,7 +150,7 @@ class CodeGen:
             return self.comprehension(node, tolerant)
         assert isinstance(node, CreateStruct)
         message = f"unsupported message creation: {node.type_name}"
-        return f"_raise({self.bind(runtime.EvalError(message))})"
+        return f"_raise({self.bind(EvalError(message))})"
 
     def const(self, value: Any) -> str:
         if value is None or isinstance(value, bool):
@@ -325,7 +326,7 @@ class CodeGen:
 
     def in_constant_strings(self, node: Call) -> str:
         (item,) = self.gen_args(node.args[:1])
-        elements = frozenset(e.value for e in node.args[1].elements)  # type: ignore[attr-defined]
+        elements = frozenset(_const_values(node.args[1]))
         return f"_in_set({item}, {self.bind(elements, '_set')})"
 
     def function_call(self, node: Call) -> str:
@@ -340,7 +341,7 @@ class CodeGen:
         texts = self.gen_args(args)
         if not overloads:
             message = f"no matching overload for '{function}'" if self.decls.overloads(function) else "unbound function"
-            return f"_raise({self.bind(runtime.EvalError(message))})"
+            return f"_raise({self.bind(EvalError(message))})"
         if self.metered:
             impl = self.bind(metered_dispatcher(overloads), "_fm")
             return f"{impl}(_m, {', '.join(texts)})"
@@ -468,7 +469,7 @@ class CodeGen:
 
     def create_list(self, node: CreateList) -> str:
         if all(isinstance(e, Const) for e in node.elements) and not node.optional_indices:
-            return self.bind(tuple(e.value for e in node.elements), "_list")  # type: ignore[attr-defined]
+            return self.bind(tuple(_const_values(node)), "_list")
         items = self.gen_args(node.elements)
         self.cost(10)
         if not node.optional_indices:
@@ -583,6 +584,11 @@ class CodeGen:
         text = self.gen(result)
         self.scopes.pop()
         return text
+
+
+def _const_values(node: Expr) -> list[Any]:
+    assert isinstance(node, CreateList)
+    return [e.value for e in node.elements if isinstance(e, Const)]
 
 
 def _field_of(node: Call) -> str:

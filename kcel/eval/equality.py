@@ -86,7 +86,7 @@ def cel_compare(a: Any, b: Any) -> int:
         return (a > b) - (a < b)
     if type(a) is type(b) or (isinstance(a, str) and isinstance(b, str)):
         try:
-            return (a > b) - (a < b)
+            return int((a > b) - (a < b))
         except TypeError:
             pass
     raise EvalError("no such overload")

@@ -86,7 +86,7 @@ def parse(text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<
 
 def _syntax_issue(err: UnexpectedInput, text: str) -> Issue:
     if isinstance(err, UnexpectedCharacters):
-        offset = err.pos_in_stream
+        offset = err.pos_in_stream or 0
         return Issue(f"Syntax error: token recognition error at: '{_bad_text(text, offset)}'", offset)
     assert isinstance(err, UnexpectedToken)
     token: Token = err.token

@@ -149,7 +149,7 @@ class Builder(Transformer[Token, Expr]):
         return self._unary(c, "-_")
 
     def _unary(self, c: list[Any], function: str) -> Expr:
-        operand = c[-1]
+        operand: Expr = c[-1]
         if len(c) % 2 == 1:  # an even number of `!` or `-` cancels out, as in cel-go
             return operand
         first = c[0]
@@ -220,7 +220,7 @@ class Builder(Transformer[Token, Expr]):
         return node
 
     def nested(self, c: list[Any]) -> Expr:
-        inner = c[1]
+        inner: Expr = c[1]
         visits, nesting = self.depth[inner.id]
         if nesting + 1 >= MAX_RECURSION_DEPTH:
             raise LimitExceeded(f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}")

@@ -87,6 +87,10 @@ def _two_iter_vars(args: tuple[Expr, ...]) -> tuple[str, str]:
 
 def _quantifier(kind: str, f: NodeFactory, target: Expr, var: str, var2: str, pred: Expr) -> Expr:
     accu = f.ident
+    init: Expr
+    cond: Expr
+    step: Expr
+    result: Expr
     if kind == "all":
         init, cond = f.const(True), f.call("@not_strictly_false", accu(ACCUMULATOR))
         step, result = f.call("_&&_", accu(ACCUMULATOR), pred), accu(ACCUMULATOR)
@@ -161,6 +165,8 @@ def _transform(kind: str) -> Expander:
         guard, transform = (args[2], args[3]) if len(args) == 4 else (None, args[2])
         assert target is not None
         accu = f.ident(ACCUMULATOR)
+        step: Expr
+        init: Expr
         if kind == "list":
             step, init = f.call("_+_", accu, f.list(transform)), f.list()
         elif kind == "map":
