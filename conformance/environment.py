@@ -7,6 +7,8 @@ from typing import Any
 
 import kcel
 from kcel.checker.types import DYN, CelType, parse_type
+from kcel.env import default_libraries
+from kcel.libs import Library, strings
 
 
 def conformance_env(test: Mapping[str, Any]) -> kcel.Env:
@@ -16,4 +18,12 @@ def conformance_env(test: Mapping[str, Any]) -> kcel.Env:
             variables[decl["name"]] = parse_type(decl["ident"]["type"])
     for name in test.get("bindings", {}):
         variables.setdefault(name, DYN)
-    return kcel.Env(variables=variables, container=test.get("container", ""))
+    return kcel.Env(variables=variables, container=test.get("container", ""), libraries=_LIBRARIES)
+
+
+def _libraries() -> list[Library]:
+    """cel-go's conformance environment takes the latest version of every extension."""
+    return [strings.library(strings.MAX_VERSION) if lib.name == "strings" else lib for lib in default_libraries()]
+
+
+_LIBRARIES = _libraries()
