@@ -24,6 +24,7 @@ LIBRARY_MODULES = {
     "lists": "kcel.libs.lists",
     "sets": "kcel.libs.sets",
     "encoders": "kcel.libs.encoders",
+    "network": "kcel.libs.network",
 }
 
 TYPE_NAMES = {
