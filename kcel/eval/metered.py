@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kcel.eval import runtime
@@ -35,32 +35,21 @@ def not_equals(meter: Meter, a: Any, b: Any) -> bool:
     return runtime.not_equals(a, b)
 
 
-def _compare(meter: Meter, a: Any, b: Any) -> None:
-    meter.add(_tenth_of_smaller(a, b) if _is_text(a, b) else 1)
+def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Meter, Any, Any], bool]:
+    """`<`, `<=`, `>`, `>=`: strings and bytes cost by length, everything else 1."""
+
+    def metered(meter: Meter, a: Any, b: Any) -> bool:
+        result = compare(a, b)
+        meter.add(_tenth_of_smaller(a, b) if _is_text(a, b) else 1)
+        return result
+
+    return metered
 
 
-def less(meter: Meter, a: Any, b: Any) -> bool:
-    result = runtime.less(a, b)
-    _compare(meter, a, b)
-    return result
-
-
-def less_equals(meter: Meter, a: Any, b: Any) -> bool:
-    result = runtime.less_equals(a, b)
-    _compare(meter, a, b)
-    return result
-
-
-def greater(meter: Meter, a: Any, b: Any) -> bool:
-    result = runtime.greater(a, b)
-    _compare(meter, a, b)
-    return result
-
-
-def greater_equals(meter: Meter, a: Any, b: Any) -> bool:
-    result = runtime.greater_equals(a, b)
-    _compare(meter, a, b)
-    return result
+less = _ordering(runtime.less)
+less_equals = _ordering(runtime.less_equals)
+greater = _ordering(runtime.greater)
+greater_equals = _ordering(runtime.greater_equals)
 
 
 def in_container(meter: Meter, item: Any, container: Any) -> bool:
