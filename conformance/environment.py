@@ -8,17 +8,38 @@ from typing import Any
 import kcel
 from kcel.checker.types import DYN, CelType, parse_type
 from kcel.env import default_libraries
-from kcel.libs import Library, strings
+from kcel.errors import EvalError
+from kcel.libs import Library, Overload, strings
 
 
 def conformance_env(test: Mapping[str, Any]) -> kcel.Env:
     variables: dict[str, CelType] = {}
+    declared: list[Overload] = []
     for decl in test.get("type_env", ()):
         if "ident" in decl:
             variables[decl["name"]] = parse_type(decl["ident"]["type"])
+        for overload in decl.get("function", {}).get("overloads", ()):
+            declared.append(_declared_overload(decl["name"], overload))
     for name in test.get("bindings", {}):
         variables.setdefault(name, DYN)
-    return kcel.Env(variables=variables, container=test.get("container", ""), libraries=_LIBRARIES)
+    libraries = [*_LIBRARIES, Library("declared", tuple(declared))] if declared else _LIBRARIES
+    return kcel.Env(variables=variables, container=test.get("container", ""), libraries=libraries)
+
+
+def _declared_overload(function: str, decl: Mapping[str, Any]) -> Overload:
+    """A function the test declares for the checker only: calling it is an error, as in cel-go."""
+
+    def unbound(*_: Any) -> Any:
+        raise EvalError(f"no such overload: {function}")
+
+    return Overload(
+        decl["overload_id"],
+        function,
+        tuple(parse_type(p) for p in decl["params"]),
+        parse_type(decl["result_type"]),
+        unbound,
+        member=bool(decl.get("is_instance_function")),
+    )
 
 
 def _libraries() -> list[Library]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
-from kcel.checker.types import CelType, parse_type
+from kcel.checker.checker import check as check_types
+from kcel.checker.types import DURATION, DYN, TIMESTAMP, CelType, list_of, map_of, opaque, optional_of, parse_type
 from kcel.eval.program import Program
 from kcel.libs import Library, Overload
 from kcel.parser import parse
@@ -16,6 +16,7 @@ from kcel.values import TypeValue
 # Library modules in the order their tables are consulted; all are optional at import time
 # so that a missing extension never breaks the core.
 LIBRARY_MODULES = {
+    "operators": "kcel.libs.operators",
     "standard": "kcel.libs.standard",
     "timestamps": "kcel.libs.timestamps",
     "optional": "kcel.libs.optional",
@@ -33,6 +34,12 @@ TYPE_NAMES = {
         "bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type", "type",
         "google.protobuf.Timestamp", "google.protobuf.Duration", "optional_type",
     )
+}  # fmt: skip
+
+
+_NAMED_TYPES = {
+    "list": list_of(DYN), "map": map_of(DYN, DYN), "google.protobuf.Timestamp": TIMESTAMP,
+    "google.protobuf.Duration": DURATION, "optional_type": optional_of(DYN),
 }  # fmt: skip
 
 
@@ -65,11 +72,13 @@ class Env:
         container: str = "",
         libraries: Sequence[Library] | None = None,
         macros: Iterable[Macro] | None = None,
+        homogeneous_literals: bool = False,
     ) -> None:
         self.variables: dict[str, CelType] = {
             name: parse_type(t) if isinstance(t, str) else t for name, t in (variables or {}).items()
         }
         self.container = container
+        self.homogeneous_literals = homogeneous_literals
         self.libraries = list(libraries) if libraries is not None else default_libraries()
         self._overloads: dict[str, list[Overload]] = {}
         for library in self.libraries:
@@ -90,7 +99,18 @@ class Env:
     def overloads(self, function: str) -> Sequence[Overload]:
         return self._overloads.get(function, ())
 
-    def compile(self, text: str, check: bool = True, **_: Any) -> Program:
-        """Parse and plan an expression; raises `CompileError` rendered like cel-go."""
+    def type_of_name(self, name: str) -> CelType | None:
+        """The type a type name denotes (`int`, `google.protobuf.Timestamp`, `net.IP`)."""
+        if name not in TYPE_NAMES:
+            return None
+        if name in _NAMED_TYPES:
+            return _NAMED_TYPES[name]
+        return parse_type(name) if "." not in name else opaque(name)
+
+    def compile(self, text: str, check: bool = True) -> Program:
+        """Parse, type-check (unless `check=False`) and plan; raises `CompileError` rendered like cel-go."""
         parsed = parse(text, macros=self.macros)
-        return Program(parsed, self)
+        if not check:
+            return Program(parsed, self)
+        checked = check_types(parsed, self)
+        return Program(parsed, self, checked.output_type)

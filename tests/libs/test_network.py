@@ -444,9 +444,9 @@ EXPR_ROWS: list[tuple[str, Any]] = [
         "cidr('10.0.0.0/8').containsCIDR('10.0.0.0/08')",
         Err(CIDR_PARSE_ERROR.format("10.0.0.0/08", 'bad bits after slash: "08"')),
     ),
-    ("isIP(cidr('192.168.0.0/24'))", Err("no such overload")),
-    ("ip('1.2.3.4') < ip('1.2.3.5')", Err("no such overload")),
-    ("ip('1.2.3.4').prefixLength()", Err("no such overload")),
+    ("isIP(dyn(cidr('192.168.0.0/24')))", Err("no such overload")),
+    ("dyn(ip('1.2.3.4')) < dyn(ip('1.2.3.5'))", Err("no such overload")),
+    ("dyn(ip('1.2.3.4')).prefixLength()", Err("no such overload")),
 ]
 
 
@@ -507,7 +507,7 @@ def test_literal_validation(expr: str, rendered: str) -> None:
     "expr", ["ip(b'1.2.3.4.5')", "ip(1)", "cidr(x)", "x.ip('1.2.3.4.5')", "ip.isCanonical('1.2.3.4.5')"]
 )
 def test_validation_only_checks_string_literals_of_global_calls(expr: str) -> None:
-    kcel.Env(variables={"x": "string"}).compile(expr)
+    kcel.Env(variables={"x": "string"}).compile(expr, check=False)
 
 
 # -- declarations and values -------------------------------------------------------------------

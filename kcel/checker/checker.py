@@ -1,0 +1,419 @@
+"""Stage 2: type-check a parsed expression (cel-go checker/checker.go), collecting every issue.
+
+The result keeps the AST untouched and adds side tables keyed by node id: each node's type
+and, for each call, the overload ids that may run. Types left open at the end (an empty list's
+element type, say) become `dyn`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from kcel.checker import errors
+from kcel.checker.types import (
+    BOOL,
+    BYTES,
+    DOUBLE,
+    DYN,
+    ERROR,
+    INT,
+    NULL,
+    STRING,
+    UINT,
+    CelType,
+    list_of,
+    map_of,
+    optional_of,
+    param,
+    type_of,
+)
+from kcel.checker.unify import Substitution, is_assignable, most_general
+from kcel.errors import CompileError, Issue
+from kcel.libs import Overload
+from kcel.parser import Parsed
+from kcel.parser.ast import (
+    Call,
+    Comprehension,
+    Const,
+    CreateList,
+    CreateMap,
+    CreateStruct,
+    Expr,
+    Ident,
+    Select,
+)
+from kcel.values import Uint
+
+
+class CheckerEnv(Protocol):
+    container: str
+    homogeneous_literals: bool
+
+    @property
+    def variables(self) -> Mapping[str, CelType]: ...
+
+    def overloads(self, function: str) -> Sequence[Overload]: ...
+    def type_of_name(self, name: str) -> CelType | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A parsed expression with the type of every node and the overloads each call may use."""
+
+    parsed: Parsed
+    types: Mapping[int, CelType]
+    overloads: Mapping[int, tuple[str, ...]]
+
+    @property
+    def output_type(self) -> CelType:
+        return self.types[self.parsed.expr.id]
+
+
+def check(parsed: Parsed, env: CheckerEnv) -> Checked:
+    """Type-check `parsed` against `env`; raise `CompileError` listing every issue found."""
+    checker = _Checker(parsed, env)
+    checker.visit(parsed.expr)
+    if checker.issues:
+        raise CompileError(checker.issues, parsed.source)
+    final = {node_id: checker.subst.resolve(t, to_dyn=True) for node_id, t in checker.types.items()}
+    return Checked(parsed, final, checker.chosen)
+
+
+def _const_type(value: object) -> CelType:
+    if value is None:
+        return NULL
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, Uint):
+        return UINT
+    return {int: INT, float: DOUBLE, str: STRING, bytes: BYTES}[type(value)]
+
+
+class _Checker:
+    def __init__(self, parsed: Parsed, env: CheckerEnv) -> None:
+        self.parsed = parsed
+        self.env = env
+        self.types: dict[int, CelType] = {}
+        self.chosen: dict[int, tuple[str, ...]] = {}
+        self.issues: list[Issue] = []
+        self.subst = Substitution()
+        self.scopes: list[dict[str, CelType]] = []
+        self.fresh = itertools.count(1)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def error(self, node: Expr, message: str) -> CelType:
+        self.issues.append(Issue(message, node.pos, node.id))
+        return ERROR
+
+    def set(self, node: Expr, t: CelType) -> CelType:
+        self.types[node.id] = t
+        return t
+
+    def type_var(self) -> CelType:
+        return param(f"_var{next(self.fresh)}")
+
+    def resolved(self, t: CelType) -> CelType:
+        return self.subst.resolve(t)
+
+    def local(self, name: str) -> CelType | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def candidates(self, name: str) -> list[str]:
+        if name.startswith("."):
+            return [name[1:]]
+        parts = self.env.container.split(".") if self.env.container else []
+        return [".".join([*parts[:i], name]) for i in range(len(parts), -1, -1)]
+
+    def lookup_name(self, name: str) -> CelType | None:
+        for candidate in self.candidates(name):
+            if candidate in self.env.variables:
+                return self.env.variables[candidate]
+        for candidate in self.candidates(name):
+            named = self.env.type_of_name(candidate)
+            if named is not None:
+                return type_of(named)
+        return None
+
+    # -- visiting ----------------------------------------------------------------------------
+
+    def visit(self, node: Expr) -> CelType:
+        if isinstance(node, Const):
+            return self.set(node, _const_type(node.value))
+        if isinstance(node, Ident):
+            return self.set(node, self.ident(node))
+        if isinstance(node, Select):
+            return self.set(node, self.select(node))
+        if isinstance(node, Call):
+            return self.set(node, self.call(node))
+        if isinstance(node, CreateList):
+            return self.set(node, self.create_list(node))
+        if isinstance(node, CreateMap):
+            return self.set(node, self.create_map(node))
+        if isinstance(node, Comprehension):
+            return self.set(node, self.comprehension(node))
+        assert isinstance(node, CreateStruct)
+        for f in node.fields:
+            self.visit(f.value)
+        return self.set(node, self.error(node, f"undeclared reference to '{node.type_name}'"))
+
+    def ident(self, node: Ident) -> CelType:
+        local = self.local(node.name)
+        if local is not None:
+            return local
+        found = self.lookup_name(node.name)
+        if found is not None:
+            return found
+        return self.error(node, errors.undeclared_reference(node.name.lstrip("."), self.env.container))
+
+    def qualified_name(self, node: Expr) -> str | None:
+        parts: list[str] = []
+        while isinstance(node, Select) and not node.test_only:
+            parts.append(node.field)
+            node = node.operand
+        if not isinstance(node, Ident) or self.local(node.name) is not None:
+            return None
+        parts.append(node.name)
+        return ".".join(reversed(parts))
+
+    def select(self, node: Select) -> CelType:
+        if not node.test_only:
+            name = self.qualified_name(node)
+            if name is not None and self._names_nothing_shorter(name):
+                found = self.lookup_name(name)
+                if found is not None:
+                    return found
+        operand = self.resolved(self.visit(node.operand))
+        optional = operand.name == "optional_type" and operand.kind == "opaque"
+        if optional:
+            operand = self.resolved(operand.params[0])
+        field_type = self.field_type(node, operand)
+        if node.test_only:
+            return BOOL
+        return optional_of(field_type) if optional else field_type
+
+    def _names_nothing_shorter(self, name: str) -> bool:
+        """A dotted name resolves as a whole only when no prefix of it is itself declared."""
+        parts = name.lstrip(".").split(".")
+        for i in range(1, len(parts)):
+            prefix = ("." if name.startswith(".") else "") + ".".join(parts[:i])
+            if self.local(prefix) is not None or any(c in self.env.variables for c in self.candidates(prefix)):
+                return False
+        return True
+
+    def field_type(self, node: Select, operand: CelType) -> CelType:
+        if operand.kind in ("dyn", "error"):
+            return DYN if operand.kind == "dyn" else ERROR
+        if operand.kind == "map":
+            return operand.params[1]
+        if operand.kind == "param":
+            return DYN
+        lookup = getattr(operand, "field", None)
+        if operand.kind == "message" and callable(lookup):
+            found = lookup(node.field)
+            return found if found is not None else self.error(node, errors.undefined_field(node.field))
+        return self.error(node, errors.no_field_selection(operand))
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def call(self, node: Call) -> CelType:
+        fn = node.function
+        if fn == "_?._":
+            return self.optional_select(node)
+        if fn == "_[?_]":
+            return self.optional_index(node)
+        if fn == "cel.@block":
+            return self.block(node)
+        if fn == "cel.@mapInsert":
+            arg_types = [self.visit(a) for a in node.args]
+            return self.resolved(arg_types[0])
+        function, args = self.resolve_function(node)
+        arg_types = [self.resolved(self.visit(a)) for a in args]
+        if fn in ("_[_]",) and arg_types and arg_types[0].name == "optional_type":
+            return self.index_optional(node, arg_types)
+        return self.resolve_overload(
+            node, function, args, arg_types, member=node.target is not None and args != node.args
+        )
+
+    def resolve_function(self, node: Call) -> tuple[str, tuple[Expr, ...]]:
+        if node.target is None:
+            for candidate in self.candidates(node.function):
+                if self.env.overloads(candidate):
+                    return candidate, node.args
+            return node.function.lstrip("."), node.args
+        namespace = self.qualified_name(node.target)
+        if namespace is not None and self.lookup_name_root(namespace) is None:
+            for candidate in self.candidates(f"{namespace}.{node.function}"):
+                if any(not o.member for o in self.env.overloads(candidate)):
+                    return candidate, node.args
+        return node.function, (node.target, *node.args)
+
+    def lookup_name_root(self, name: str) -> CelType | None:
+        root = name.lstrip(".").split(".")[0]
+        return self.local(root) or next(
+            (self.env.variables[c] for p in _prefixes(name) for c in self.candidates(p) if c in self.env.variables),
+            None,
+        )
+
+    def resolve_overload(
+        self, node: Call, function: str, args: Sequence[Expr], arg_types: list[CelType], member: bool
+    ) -> CelType:
+        overloads = self.env.overloads(function)
+        if not overloads:
+            return self.error(node, errors.undeclared_reference(function, self.env.container))
+        result: CelType | None = None
+        found: list[str] = []
+        for overload in overloads:
+            if overload.member != member or len(overload.args) != len(arg_types):
+                continue
+            params, overload_result = self.instantiate(overload)
+            trial = self.subst.copy()
+            if all(is_assignable(p, a, trial) for p, a in zip(params, arg_types, strict=True)):
+                self.subst = trial
+                found.append(overload.id)
+                candidate = self.resolved(overload_result)
+                result = candidate if result is None else (result if result == candidate else DYN)
+        if result is None:
+            receiver = arg_types[0] if member else None
+            shown = arg_types[1:] if member else arg_types
+            return self.error(node, errors.no_matching_overload(node.function, shown, receiver))
+        self.chosen[node.id] = tuple(found)
+        return result
+
+    def instantiate(self, overload: Overload) -> tuple[list[CelType], CelType]:
+        """The overload's signature with fresh type variables for its parameters."""
+        fresh: dict[str, CelType] = {}
+
+        def rename(t: CelType) -> CelType:
+            if t.kind == "param":
+                return fresh.setdefault(t.name, self.type_var())
+            if not t.params:
+                return t
+            return CelType(t.name, tuple(rename(p) for p in t.params), t.kind)
+
+        return [rename(a) for a in overload.args], rename(overload.result)
+
+    def optional_select(self, node: Call) -> CelType:
+        operand = self.resolved(self.visit(node.args[0]))
+        self.visit(node.args[1])
+        if operand.name == "optional_type" and operand.kind == "opaque":
+            operand = self.resolved(operand.params[0])
+        field = node.args[1]
+        assert isinstance(field, Const) and isinstance(field.value, str)
+        probe = Select(node.id, node.start, node.end, node.pos, node.args[0], field.value)
+        return optional_of(self.field_type(probe, operand))
+
+    def optional_index(self, node: Call) -> CelType:
+        container, key = (self.resolved(self.visit(a)) for a in node.args)
+        if container.name == "optional_type" and container.kind == "opaque":
+            container = self.resolved(container.params[0])
+        return optional_of(self.element_type(node, container, key))
+
+    def index_optional(self, node: Call, arg_types: list[CelType]) -> CelType:
+        container = self.resolved(arg_types[0].params[0])
+        return optional_of(self.element_type(node, container, arg_types[1]))
+
+    def element_type(self, node: Call, container: CelType, key: CelType) -> CelType:
+        if container.kind == "list":
+            if not is_assignable(INT, key, self.subst):
+                return self.error(node, errors.no_matching_overload("_[_]", [container, key]))
+            return container.params[0]
+        if container.kind == "map":
+            return container.params[1]
+        if container.kind in ("dyn", "error", "param"):
+            return DYN
+        return self.error(node, errors.no_matching_overload("_[_]", [container, key]))
+
+    def block(self, node: Call) -> CelType:
+        slots, result = node.args
+        assert isinstance(slots, CreateList)
+        scope: dict[str, CelType] = {}
+        self.scopes.append(scope)
+        for i, slot in enumerate(slots.elements):
+            scope[f"@index{i}"] = self.resolved(self.visit(slot))
+        self.set(slots, list_of(DYN))
+        out = self.visit(result)
+        self.scopes.pop()
+        return out
+
+    # -- literals ----------------------------------------------------------------------------
+
+    def join(self, node: Expr, previous: CelType | None, current: CelType) -> CelType:
+        if previous is None:
+            return current
+        if is_assignable(previous, current, self.subst):
+            return most_general(self.resolved(previous), self.resolved(current))
+        if not self.env.homogeneous_literals:
+            return DYN
+        self.error(node, errors.type_mismatch(self.resolved(previous), self.resolved(current)))
+        return ERROR
+
+    def create_list(self, node: CreateList) -> CelType:
+        element: CelType | None = None
+        for i, item in enumerate(node.elements):
+            t = self.resolved(self.visit(item))
+            if i in node.optional_indices:
+                t = self.unwrap_optional(item, t)
+            element = self.join(item, element, t)
+        return list_of(element if element is not None else self.type_var())
+
+    def unwrap_optional(self, node: Expr, t: CelType) -> CelType:
+        if t.name == "optional_type" and t.kind == "opaque":
+            return t.params[0]
+        if t.kind != "dyn":
+            self.error(node, errors.type_mismatch(optional_of(t), t))
+        return t
+
+    def create_map(self, node: CreateMap) -> CelType:
+        key_type: CelType | None = None
+        value_type: CelType | None = None
+        for entry in node.entries:
+            key_type = self.join(entry.key, key_type, self.resolved(self.visit(entry.key)))
+            value = self.resolved(self.visit(entry.value))
+            if entry.optional:
+                value = self.unwrap_optional(entry.value, value)
+            value_type = self.join(entry.value, value_type, value)
+        return map_of(key_type or self.type_var(), value_type or self.type_var())
+
+    # -- comprehensions ----------------------------------------------------------------------
+
+    def comprehension(self, node: Comprehension) -> CelType:
+        range_type = self.resolved(self.visit(node.iter_range))
+        first, second = self.iteration_types(node, range_type)
+        accu_type = self.resolved(self.visit(node.accu_init))
+        self.scopes.append({node.accu_var: accu_type})
+        loop_scope = {node.iter_var: first}
+        if node.iter_var2:
+            loop_scope[node.iter_var2] = second
+        self.scopes.append(loop_scope)
+        condition = self.visit(node.loop_condition)
+        if not is_assignable(BOOL, condition, self.subst):
+            self.error(node.loop_condition, errors.type_mismatch(BOOL, self.resolved(condition)))
+        step = self.visit(node.loop_step)
+        if not is_assignable(accu_type, step, self.subst):
+            self.error(node.loop_step, errors.type_mismatch(self.resolved(accu_type), self.resolved(step)))
+        self.scopes.pop()
+        result = self.visit(node.result)
+        self.scopes.pop()
+        return result
+
+    def iteration_types(self, node: Comprehension, range_type: CelType) -> tuple[CelType, CelType]:
+        if range_type.kind == "list":
+            return (INT, range_type.params[0]) if node.iter_var2 else (range_type.params[0], DYN)
+        if range_type.kind == "map":
+            return range_type.params[0], range_type.params[1]
+        if range_type.kind in ("dyn", "error", "param"):
+            return DYN, DYN
+        self.error(node.iter_range, errors.not_a_range(range_type))
+        return ERROR, ERROR
+
+
+def _prefixes(name: str) -> list[str]:
+    parts = name.lstrip(".").split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]

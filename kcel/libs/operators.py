@@ -1,0 +1,92 @@
+"""CEL's operators as overloads (cel-go common/stdlib), so the checker can resolve them.
+
+The implementations are kcel.eval.runtime's specialised functions; the planner emits the
+dynamic helpers for `dyn` operands and these when the checker has fixed the overload.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kcel.checker.types import (
+    BOOL,
+    BYTES,
+    DOUBLE,
+    INT,
+    STRING,
+    UINT,
+    A,
+    B,
+    CelType,
+    list_of,
+    map_of,
+)
+from kcel.errors import EvalError
+from kcel.eval import runtime
+from kcel.libs import Library, Overload
+
+_NUMERIC = (("int64", INT), ("uint64", UINT), ("double", DOUBLE))
+_ORDERED = (*_NUMERIC, ("bool", BOOL), ("string", STRING), ("bytes", BYTES))  # timestamps: kcel.libs.timestamps
+_CROSS = (("int64_double", INT, DOUBLE), ("int64_uint64", INT, UINT), ("uint64_double", UINT, DOUBLE),
+          ("uint64_int64", UINT, INT), ("double_int64", DOUBLE, INT), ("double_uint64", DOUBLE, UINT))  # fmt: skip
+_COMPARISONS = (("less", "_<_", runtime.less), ("less_equals", "_<=_", runtime.less_equals),
+                ("greater", "_>_", runtime.greater), ("greater_equals", "_>=_", runtime.greater_equals))  # fmt: skip
+
+
+def _arithmetic() -> list[Overload]:
+    table = []
+    for name, symbol, impl in (("add", "_+_", runtime.add), ("subtract", "_-_", runtime.subtract),
+                               ("multiply", "_*_", runtime.multiply), ("divide", "_/_", runtime.divide)):  # fmt: skip
+        table += [Overload(f"{name}_{suffix}", symbol, (t, t), t, impl) for suffix, t in _NUMERIC]
+    table += [
+        Overload("add_string", "_+_", (STRING, STRING), STRING, runtime.add),
+        Overload("add_bytes", "_+_", (BYTES, BYTES), BYTES, runtime.add),
+        Overload("add_list", "_+_", (list_of(A), list_of(A)), list_of(A), runtime.add),
+        Overload("modulo_int64", "_%_", (INT, INT), INT, runtime.modulo),
+        Overload("modulo_uint64", "_%_", (UINT, UINT), UINT, runtime.modulo),
+        Overload("negate_int64", "-_", (INT,), INT, runtime.negate),
+        Overload("negate_double", "-_", (DOUBLE,), DOUBLE, runtime.negate),
+    ]
+    return table
+
+
+def _relations() -> list[Overload]:
+    table = []
+    for name, symbol, impl in _COMPARISONS:
+        table += [Overload(f"{name}_{suffix}", symbol, (t, t), BOOL, impl) for suffix, t in _ORDERED]
+        table += [Overload(f"{name}_{suffix}", symbol, (a, b), BOOL, impl) for suffix, a, b in _CROSS]
+    return table
+
+
+def _unsupported(*_: Any) -> Any:
+    raise EvalError("no such overload")
+
+
+def _logic() -> list[Overload]:
+    return [
+        Overload("logical_and", "_&&_", (BOOL, BOOL), BOOL, _unsupported),
+        Overload("logical_or", "_||_", (BOOL, BOOL), BOOL, _unsupported),
+        Overload("logical_not", "!_", (BOOL,), BOOL, runtime.logical_not),
+        Overload("not_strictly_false", "@not_strictly_false", (BOOL,), BOOL, runtime.not_strictly_false),
+        Overload("conditional", "_?_:_", (BOOL, A, A), A, _unsupported),
+        Overload("equals", "_==_", (A, A), BOOL, runtime.equals),
+        Overload("not_equals", "_!=_", (A, A), BOOL, runtime.not_equals),
+        Overload("index_list", "_[_]", (list_of(A), INT), A, runtime.index),
+        Overload("index_map", "_[_]", (map_of(A, B), A), B, runtime.index),
+        Overload("in_list", "@in", (A, list_of(A)), BOOL, runtime.in_container),
+        Overload("in_map", "@in", (A, map_of(A, B)), BOOL, runtime.in_container),
+    ]
+
+
+def cross_type_comparisons() -> frozenset[str]:
+    """Overload ids that only exist with `CrossTypeNumericComparisons` (Kubernetes 1.28+)."""
+    return frozenset(f"{name}_{suffix}" for name, _, _ in _COMPARISONS for suffix, _, _ in _CROSS)
+
+
+def _all() -> tuple[Overload, ...]:
+    return tuple(_arithmetic() + _relations() + _logic())
+
+
+LIBRARY = Library("operators", overloads=_all())
+
+__all__ = ["LIBRARY", "CelType", "cross_type_comparisons"]
