@@ -231,8 +231,7 @@ class _Checker:
         if fn == "cel.@block":
             return self.block(node)
         if fn == "cel.@mapInsert":
-            arg_types = [self.visit(a) for a in node.args]
-            return self.resolved(arg_types[0])
+            return self.map_insert(node)
         function, args = self.resolve_function(node)
         arg_types = [self.resolved(self.visit(a)) for a in args]
         if fn in ("_[_]",) and arg_types and arg_types[0].name == "optional_type":
@@ -298,6 +297,14 @@ class _Checker:
             return CelType(t.name, tuple(rename(p) for p in t.params), t.kind)
 
         return [rename(a) for a in overload.args], rename(overload.result)
+
+    def map_insert(self, node: Call) -> CelType:
+        """transformMap's `cel.@mapInsert(m, k, v)` and transformMapEntry's `cel.@mapInsert(m, {k: v})`."""
+        accu, *rest = (self.visit(a) for a in node.args)
+        entry = map_of(rest[0], rest[1]) if len(rest) == 2 else rest[0]
+        if not is_assignable(accu, entry, self.subst):
+            self.error(node, errors.type_mismatch(self.resolved(accu), self.resolved(entry)))
+        return self.resolved(accu)
 
     def optional_select(self, node: Call) -> CelType:
         operand = self.resolved(self.visit(node.args[0]))

@@ -1,0 +1,81 @@
+"""Golden checker tables: (expression, declarations) -> type, or -> rendered error."""
+
+from __future__ import annotations
+
+import pytest
+
+import kcel
+from kcel.checker.types import parse_type
+
+DECLS = {"x": "int", "u": "uint", "s": "string", "l": "list(int)", "m": "map(string, list(int))", "d": "dyn"}
+ENV = kcel.Env(variables=DECLS)
+K8S_LIKE = kcel.Env(variables=DECLS, homogeneous_literals=True)
+
+TYPES = [
+    ("x + 1", "int"), ("u * 2u", "uint"), ("1.5 / 2.0", "double"), ("s + 'a'", "string"), ("b'a'", "bytes"),
+    ("null", "null_type"), ("x < 1.5", "bool"), ("u > 1", "bool"), ("[1, 2]", "list(int)"), ("[]", "list(dyn)"),
+    ("{}", "map(dyn, dyn)"), ("{'a': 1}", "map(string, int)"), ("[1, 'a']", "list(dyn)"), ("m.k", "list(int)"),
+    ("m['k'][0]", "int"), ("d.a.b", "dyn"), ("d[0]", "dyn"), ("l.map(i, i * 2)", "list(int)"),
+    ("l.map(i, string(i))", "list(string)"), ("l.filter(i, i > 1)", "list(int)"), ("m.all(k, k != '')", "bool"),
+    ("m.exists(k, v, size(v) > 0)", "bool"), ("l.transformList(i, v, i + v)", "list(int)"),
+    ("m.transformMap(k, v, size(v))", "map(string, int)"), ("cel.bind(y, x * 2, [y])", "list(int)"),
+    ("type(x)", "type(int)"), ("int", "type(int)"), ("x == 1 ? s : 'b'", "string"), ("x == 1 ? d : 1", "dyn"),
+    ("optional.of(x)", "optional_type(int)"), ("m.?k", "optional_type(list(int))"), ("l[?0]", "optional_type(int)"),
+    ("m.?k.orValue([])", "list(int)"), ("size(s)", "int"), ("s.matches('a+')", "bool"), ("dyn(x)", "dyn"),
+    ("timestamp('2024-01-01T00:00:00Z') - duration('1h')", "google.protobuf.Timestamp"),
+    ("duration('1h').getMinutes()", "int"), ("has(d.a)", "bool"), ("[?optional.of(1)]", "list(int)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expr", "expected"), TYPES)
+def test_types(expr: str, expected: str) -> None:
+    assert str(ENV.compile(expr).output_type) == expected
+    assert parse_type(expected) == ENV.compile(expr).output_type
+
+
+ERRORS = [
+    ("y", "ERROR: <input>:1:1: undeclared reference to 'y' (in container '')\n | y\n | ^"),
+    ("x + s", "ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'\n | x + s\n | ..^"),
+    ("x == 1.0", "ERROR: <input>:1:3: found no matching overload for '_==_' applied to '(int, double)'\n"
+     " | x == 1.0\n | ..^"),
+    ("s.startsWith(1)", "ERROR: <input>:1:13: found no matching overload for 'startsWith' applied to "
+     "'string.(int)'\n | s.startsWith(1)\n | ............^"),
+    ("x.a", "ERROR: <input>:1:2: type 'int' does not support field selection\n | x.a\n | .^"),
+    ("x.all(i, i > 0)", "ERROR: <input>:1:1: expression of type 'int' cannot be range of a comprehension "
+     "(must be list, map, or dynamic)\n | x.all(i, i > 0)\n | ^"),
+    ("l.all(i, i)", "ERROR: <input>:1:6: found no matching overload for '_&&_' applied to '(bool, int)'\n"
+     " | l.all(i, i)\n | .....^"),
+    ("x ? 1 : 2", "ERROR: <input>:1:3: found no matching overload for '_?_:_' applied to '(int, int, int)'\n"
+     " | x ? 1 : 2\n | ..^"),
+    ("y + z", "ERROR: <input>:1:1: undeclared reference to 'y' (in container '')\n | y + z\n | ^\n"
+     "ERROR: <input>:1:5: undeclared reference to 'z' (in container '')\n | y + z\n | ....^"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expr", "rendered"), ERRORS)
+def test_errors_are_collected_and_rendered_like_cel_go(expr: str, rendered: str) -> None:
+    with pytest.raises(kcel.CompileError) as info:
+        ENV.compile(expr)
+    assert str(info.value) == rendered
+
+
+def test_homogeneous_literals_as_kubernetes_configures_them() -> None:
+    assert str(ENV.compile("[1, 'a']").output_type) == "list(dyn)"
+    with pytest.raises(kcel.CompileError) as info:
+        K8S_LIKE.compile("[1, 'a']")
+    assert info.value.messages == ("expected type 'int' but found 'string'",)
+    assert str(K8S_LIKE.compile("[1, dyn('a')]").output_type) == "list(dyn)"
+
+
+def test_containers_resolve_qualified_names() -> None:
+    env = kcel.Env(variables={"a.b.c": "int", "x.y": "string"}, container="a.b")
+    assert str(env.compile("c + 1").output_type) == "int"
+    assert str(env.compile("x.y.size()").output_type) == "int"
+    assert env.compile("c + 1").evaluate({"a.b.c": 41}) == 42
+
+
+def test_unchecked_compilation_defers_errors_to_evaluation() -> None:
+    program = ENV.compile("dyn(x) + s", check=True)
+    with pytest.raises(kcel.EvalError):
+        program.evaluate({"x": 1, "s": "a"})
+    assert ENV.compile("y + 1", check=False).evaluate({"y": 1}) == 2
