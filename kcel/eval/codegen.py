@@ -94,10 +94,10 @@ class CodeGen:
         self.flush()
         self.w.line(f"return _unwrap({result})")
         header = [f"def {name}(_act, _m):"]
-        header += [
-            f"    {py} = _act.get({var!r}, {self.bind(runtime.Unbound(var), '_unbound')})"
-            for var, py in self.variables.items()
-        ]
+        for var, py in self.variables.items():
+            header.append(f"    {py} = _act.get({var!r}, {self.bind(runtime.Unbound(var), '_unbound')})")
+            # `datetime`/`timedelta` inputs become CEL timestamps/durations, at one class test each.
+            header.append(f"    if {py}.__class__ in _PYTHON_TIME: {py} = _from_python_time({py})")
         return Plan("\n".join([*header, self.w.source()]), self.namespace, name)
 
     # -- small utilities ---------------------------------------------------------------------

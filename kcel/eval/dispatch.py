@@ -79,6 +79,28 @@ def dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
 
             return unary
 
+    arity = len(table[0][0])
+    if arity == 1:
+        singles = [(checks[0], impl) for checks, impl in table]
+
+        def dispatch1(a: Any) -> Any:
+            for check, impl in singles:
+                if check(a):
+                    return impl(a)
+            raise EvalError("no such overload")
+
+        return dispatch1
+    if arity == 2:
+        pairs = [(checks[0], checks[1], impl) for checks, impl in table]
+
+        def dispatch2(a: Any, b: Any) -> Any:
+            for first, second, impl in pairs:
+                if first(a) and second(b):
+                    return impl(a, b)
+            raise EvalError("no such overload")
+
+        return dispatch2
+
     def dispatch(*args: Any) -> Any:
         for checks, impl in table:
             if all(check(arg) for check, arg in zip(checks, args, strict=True)):

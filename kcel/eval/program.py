@@ -7,7 +7,6 @@ import linecache
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Any
 
 from kcel.checker.types import DYN, CelType
@@ -72,7 +71,7 @@ class Program:
         if cost_limit is not None:
             return self.evaluate_with_cost(activation, cost_limit)[0]
         try:
-            return self._fast.function(_inputs(activation), None)
+            return self._fast.function(activation or _EMPTY, None)
         except (KeyError, TypeError) as err:
             raise as_eval_error(err) from None
 
@@ -82,7 +81,7 @@ class Program:
         """The value and its runtime cost in cel-go's units."""
         meter = Meter(math.inf if cost_limit is None else cost_limit)
         try:
-            value = self._metered_function().function(_inputs(activation), meter)
+            value = self._metered_function().function(activation or _EMPTY, meter)
         except (KeyError, TypeError) as err:
             raise as_eval_error(err) from None
         except EvalError:
@@ -90,18 +89,4 @@ class Program:
         return value, meter.cost
 
 
-def _inputs(activation: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    """Top-level `datetime`/`timedelta` inputs become CEL timestamps/durations."""
-    if not activation:
-        return {}
-    if not any(isinstance(v, (datetime, timedelta)) for v in activation.values()):
-        return activation
-    from kcel.temporal import Duration, Timestamp
-
-    converted = dict(activation)
-    for name, value in activation.items():
-        if isinstance(value, datetime):
-            converted[name] = Timestamp.from_python(value)
-        elif isinstance(value, timedelta):
-            converted[name] = Duration.from_python(value)
-    return converted
+_EMPTY: Mapping[str, Any] = {}
