@@ -112,5 +112,4 @@ class Env:
         parsed = parse(text, macros=self.macros)
         if not check:
             return Program(parsed, self)
-        checked = check_types(parsed, self)
-        return Program(parsed, self, checked.output_type)
+        return Program(parsed, self, check_types(parsed, self))

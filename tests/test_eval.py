@@ -167,3 +167,11 @@ def test_generated_source_is_visible_and_named() -> None:
 
 def test_optional_values_are_python_objects() -> None:
     assert ENV.compile("optional.of(1)").evaluate() == Optional(1)
+
+
+def test_checked_types_plan_plain_python_and_dyn_keeps_runtime_dispatch() -> None:
+    assert "(_v1 < 1)" in ENV.compile("x < 1").python_source
+    assert "_less(" in ENV.compile("dyn(x) < 1").python_source
+    assert "_less(" in ENV.compile("x < 1", check=False).python_source
+    with pytest.raises(kcel.EvalError):
+        ENV.compile("math.ceil(dyn(1))").evaluate()

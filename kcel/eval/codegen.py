@@ -14,10 +14,12 @@ one `_m.add(n)` per straight-line block plus each call's own cost, checking the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kcel.checker.checker import Checked
+from kcel.checker.types import CelType
 from kcel.errors import EvalError
 from kcel.eval import runtime
 from kcel.eval.dispatch import dispatcher, metered_dispatcher
@@ -43,6 +45,16 @@ _BINARY_HELPERS = {
     "_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals",
     "_==_": "equals", "_!=_": "not_equals", "@in": "in_container", "_[_]": "index",
     "_[?_]": "optional_index",
+}  # fmt: skip
+# Overloads the planner writes as Python operators once the checker has fixed both operand types:
+# overload id -> (template, whether its runtime cost depends on operand sizes).
+_INLINE_OPERATORS: dict[str, tuple[str, bool]] = {
+    **{f"{op}_{t}": (f"({{}} {sym} {{}})", t in ("string", "bytes"))
+       for op, sym in (("less", "<"), ("less_equals", "<="), ("greater", ">"), ("greater_equals", ">="))
+       for t in ("int64", "uint64", "double", "string", "bytes")},
+    "add_int64": ("_add_int64({}, {})", False), "subtract_int64": ("_subtract_int64({}, {})", False),
+    "add_double": ("({} + {})", False), "subtract_double": ("({} - {})", False),
+    "multiply_double": ("({} * {})", False), "add_string": ("({} + {})", True),
 }  # fmt: skip
 # Functions whose runtime cost is not 1: metered programs call the costed variant (kcel.eval.metered).
 _SIZED_OPERATORS = frozenset({"_+_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
@@ -75,10 +87,13 @@ class Plan:
 
 
 class CodeGen:
-    def __init__(self, parsed: Parsed, decls: Declarations, metered: bool) -> None:
+    def __init__(self, parsed: Parsed, decls: Declarations, metered: bool, checked: Checked | None = None) -> None:
         self.parsed = parsed
         self.decls = decls
         self.metered = metered
+        # What the checker proved: node types and the overloads each call may use (empty if unchecked).
+        self.types: Mapping[int, CelType] = checked.types if checked else {}
+        self.chosen: Mapping[int, tuple[str, ...]] = checked.overloads if checked else {}
         self.w = Writer()
         self.namespace: dict[str, Any] = {f"_{name}": value for name, value in runtime.EXPORTED.items()}
         self.scopes: list[dict[str, _Local]] = [{}]
@@ -313,6 +328,9 @@ class CodeGen:
         fn = node.function
         left, right = self.gen_args(node.args)
         helper = _BINARY_HELPERS[fn]
+        inline = self.static_operator(node, left, right)
+        if inline is not None:
+            return inline
         if fn in ("_[_]", "_[?_]"):
             self.cost(1 if self.is_attribute(node.args[0]) else 2)
             if fn == "_[_]" and self.is_plain_data(node.args[0]) and _is_string_const(node.args[1]):
@@ -323,6 +341,24 @@ class CodeGen:
             return f"_metered.{helper}(_m, {left}, {right})"
         self.cost(1)
         return f"_{helper}({left}, {right})"
+
+    def static_operator(self, node: Call, left: str, right: str) -> str | None:
+        """Plain Python for an operator the checker typed with primitives on both sides."""
+        chosen = self.chosen.get(node.id, ())
+        if len(chosen) != 1 or chosen[0] not in _INLINE_OPERATORS or not self.statically_typed(node.args):
+            return None
+        template, sized = _INLINE_OPERATORS[chosen[0]]
+        if self.metered and sized:
+            return None  # the cost depends on the operands' sizes: use the metered helper
+        self.cost(1)
+        return template.format(left, right)
+
+    def statically_typed(self, nodes: Sequence[Expr]) -> bool:
+        """Whether the checker pinned every node to a concrete type (no `dyn` to test at run time)."""
+        return all(self._concrete(self.types.get(n.id)) for n in nodes)
+
+    def _concrete(self, t: CelType | None) -> bool:
+        return t is not None and t.kind not in ("dyn", "param", "error") and all(map(self._concrete, t.params))
 
     def in_constant_strings(self, node: Call) -> str:
         (item,) = self.gen_args(node.args[:1])
@@ -339,6 +375,11 @@ class CodeGen:
         if not overloads and node.target is not None:
             overloads = [o for o in self.decls.overloads(function) if len(o.args) == len(args) and not o.member]
         texts = self.gen_args(args)
+        chosen = self.chosen.get(node.id, ())
+        if len(chosen) == 1:  # the checker fixed the overload: call it without runtime dispatch
+            overloads = [o for o in overloads if o.id == chosen[0]] or overloads
+            if len(overloads) == 1 and not self.metered and self.statically_typed(args):
+                return f"{self.bind(overloads[0].impl, '_f')}({', '.join(texts)})"
         if not overloads:
             message = f"no matching overload for '{function}'" if self.decls.overloads(function) else "unbound function"
             return f"_raise({self.bind(EvalError(message))})"

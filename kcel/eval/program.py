@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kcel.checker.checker import Checked
 from kcel.checker.types import DYN, CelType
 from kcel.errors import EvalError
 from kcel.eval.codegen import CodeGen, Declarations, Plan
@@ -43,13 +44,18 @@ class Program:
 
     parsed: Parsed
     declarations: Declarations
-    output_type: CelType = DYN
+    checked: Checked | None = None
     _fast: CompiledFunction = field(init=False, repr=False)
     _metered: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
 
     def __post_init__(self) -> None:
-        plan = CodeGen(self.parsed, self.declarations, metered=False).plan()
+        plan = CodeGen(self.parsed, self.declarations, metered=False, checked=self.checked).plan()
         object.__setattr__(self, "_fast", _compile(plan, "fast"))
+
+    @property
+    def output_type(self) -> CelType:
+        """The CEL type of the result (`dyn` when the expression was not type-checked)."""
+        return self.checked.output_type if self.checked else DYN
 
     @property
     def python_source(self) -> str:
@@ -62,7 +68,7 @@ class Program:
 
     def _metered_function(self) -> CompiledFunction:
         if not self._metered:  # built on first use; a race only compiles it twice
-            plan = CodeGen(self.parsed, self.declarations, metered=True).plan("_kcel_eval_metered")
+            plan = CodeGen(self.parsed, self.declarations, True, self.checked).plan("_kcel_eval_metered")
             self._metered.append(_compile(plan, "metered"))
         return self._metered[0]
 
