@@ -84,6 +84,7 @@ class Env:
         for library in self.libraries:
             for overload in library.overloads:
                 self._overloads.setdefault(overload.function, []).append(overload)
+        self._library_types = {t.name: t for library in self.libraries for t in library.types}
         library_macros = tuple(m for library in self.libraries for m in library.macros)
         self.macros = (
             tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros
@@ -94,13 +95,17 @@ class Env:
         return name in self.variables
 
     def type_value(self, name: str) -> TypeValue | None:
-        return TYPE_NAMES.get(name)
+        if name in TYPE_NAMES:
+            return TYPE_NAMES[name]
+        return TypeValue(name) if name in self._library_types else None
 
     def overloads(self, function: str) -> Sequence[Overload]:
         return self._overloads.get(function, ())
 
     def type_of_name(self, name: str) -> CelType | None:
         """The type a type name denotes (`int`, `google.protobuf.Timestamp`, `net.IP`)."""
+        if name in self._library_types:
+            return self._library_types[name]
         if name not in TYPE_NAMES:
             return None
         if name in _NAMED_TYPES:

@@ -19,6 +19,25 @@ RuntimeCost = Callable[[Sequence[Any], Any], int]
 
 
 @dataclass(frozen=True, slots=True)
+class SizeEstimate:
+    """The smallest and largest size (code points, elements, entries) a value may have."""
+
+    min: int
+    max: int
+
+
+@dataclass(frozen=True, slots=True)
+class CostRange:
+    min: int
+    max: int
+
+
+EstimatedCost = Callable[[Sequence[SizeEstimate]], CostRange]
+"""Static cost of one call from the size estimates of its arguments (receiver first), cel-go's
+`CostEstimator.EstimateCallCost`. None means the estimator's default (1)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Overload:
     """One overload of a CEL function.
 
@@ -35,6 +54,7 @@ class Overload:
     member: bool = False
     cost: RuntimeCost | None = None
     doc: str = ""
+    estimate: EstimatedCost | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +63,8 @@ class Library:
     overloads: tuple[Overload, ...] = ()
     macros: tuple[Macro, ...] = ()
     constants: dict[str, Any] = field(default_factory=dict)
+    types: tuple[CelType, ...] = ()
+    """Opaque types the library declares; their names become type identifiers (`net.IP`)."""
 
 
 def size_cost(factor: float, arg: int = 0) -> RuntimeCost:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from kcel.checker.types import BOOL, INT, STRING, CelType, opaque
-from kcel.env import TYPE_NAMES
 from kcel.errors import EvalError
 from kcel.eval.dispatch import register_class
 from kcel.eval.runtime import register_type_name
@@ -15,7 +14,7 @@ from kcel.libs import Library, Overload
 from kcel.parser.ast import Const, Expr
 from kcel.parser.macros import Expander, Macro, MacroError, NodeFactory
 from kcel.temporal import go_quote
-from kcel.values import INT64_MAX, TypeValue
+from kcel.values import INT64_MAX
 
 __all__ = [
     "CIDR", "CIDR_TYPE", "IP", "IP_TYPE", "LIBRARY", "NetipError", "parse_cidr", "parse_ip", "parse_netip_addr",
@@ -475,11 +474,10 @@ MACROS = (
 
 
 def _register_types() -> None:
-    """Runtime dispatch, type() and the type identifiers `net.IP`/`net.CIDR` must know the two classes."""
+    """Runtime dispatch and type() must know the two classes."""
     for cls, cel_type in ((IP, IP_TYPE), (CIDR, CIDR_TYPE)):
         register_class(cel_type.name, cls)
         register_type_name(cls, cel_type.name)
-        TYPE_NAMES.setdefault(cel_type.name, TypeValue(cel_type.name))
 
 
 _register_types()
@@ -515,4 +513,5 @@ LIBRARY = Library(
         _member("cidr_prefix_length", "prefixLength", (CIDR_TYPE,), INT, cidr_prefix_length),
     ),
     macros=MACROS,
+    types=(IP_TYPE, CIDR_TYPE),
 )
