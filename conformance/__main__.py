@@ -8,19 +8,22 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from conformance import celspec
+from conformance import celspec, k8scases
 from conformance.outcome import Outcome, SkipList
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared"
-SUITES = {"cel-spec": (SHARED / "conformance" / "cel-spec", HERE / "celspec_skips.txt")}
+SUITES = {
+    "cel-spec": (SHARED / "conformance" / "cel-spec", HERE / "celspec_skips.txt"),
+    "k8s-cases": (SHARED / "k8s-cases", HERE / "k8scases_skips.txt"),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance", description=__doc__)
     parser.add_argument("suite", choices=sorted(SUITES))
     parser.add_argument("directory", nargs="?", type=Path, help="suite directory (default: ../shared/...)")
-    parser.add_argument("--stage", choices=celspec.STAGES, default="eval", help="how far to run each case")
+    parser.add_argument("--stage", choices=celspec.STAGES, default="eval", help="cel-spec: how far to run each case")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write one record per case to FILE")
     parser.add_argument("--verbose", "-v", action="store_true", help="print every failure and skip")
     args = parser.parse_args(argv)
@@ -32,8 +35,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     skips = SkipList.read(skip_file)
     outcomes: dict[str, list[Outcome]] = defaultdict(list)
-    for case in celspec.load(directory):
-        outcomes[case.file].append(celspec.run(case, args.stage, skips))
+    if args.suite == "cel-spec":
+        for case in celspec.load(directory):
+            outcomes[case.file].append(celspec.run(case, args.stage, skips))
+    else:
+        for k8s_case in k8scases.load(directory):
+            outcomes[k8s_case.file].append(k8scases.run(k8s_case, skips))
 
     totals: Counter[str] = Counter()
     for file, results in outcomes.items():

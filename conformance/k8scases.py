@@ -1,0 +1,204 @@
+"""Runs the Kubernetes test tables transcribed in `k8s-cases` (format in that directory's README)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import kcel
+from conformance.outcome import Outcome, SkipList
+from kcel.env import load_library
+from kcel.libs import Library
+from kcel.parser.macros import OPTIONALS, STANDARD, TWO_VAR
+from kcel.values import NONE, Optional, Uint
+
+# Kinds this runner does not run yet, and the issue that brings them.
+PENDING_KINDS = {
+    "crd_validation": "CRD validation rules (issue 6)", "crd_compile": "CRD rule compilation (issue 6)",
+    "crd_field_path": "CRD rule field paths (issue 6)", "crd_estimated_cost": "CRD cost estimation (issue 8)",
+    "call_result_size_estimate": "cost estimation (issue 8)", "correlated_object": "ratcheting (issue 6)",
+    "env_compatibility": "version-gated environments", "escape_property_name": "schema property escaping (issue 6)",
+    "unescape_property_name": "schema property escaping (issue 6)",
+    "library_function_names": "version-gated environments",
+    "map_list_get": "schema list types (issue 6)", "schema_decl_type": "schema types (issue 6)",
+    "schema_decl_types": "schema types (issue 6)", "schema_max_elements": "schema size estimates (issue 8)",
+    "unstructured_equality": "schema-typed values (issue 6)", "unstructured_list": "schema-typed values (issue 6)",
+    "unstructured_map": "schema-typed values (issue 6)", "with_type_and_object_meta": "schema types (issue 6)",
+}  # fmt: skip
+
+# Library names as the cases write them -> (kcel library module key, version or None).
+LIBRARIES: dict[str, tuple[str, int | None]] = {
+    "cel.OptionalTypes": ("optional", None), "ext.Sets": ("sets", None), "ext.Strings(latest)": ("strings", 4),
+    "ext.Strings(version 2)": ("strings", 2), "kubernetes.Semver": ("k8s_semver", 0),
+    "kubernetes.Semver(version 1)": ("k8s_semver", 1), "kubernetes.authz": ("k8s_authz", None),
+    "kubernetes.authzSelectors": ("k8s_authz", None), "kubernetes.format": ("k8s_format", None),
+    "kubernetes.lists(latest)": ("k8s_lists", 1), "kubernetes.lists(version 1)": ("k8s_lists", 1),
+    "kubernetes.net.cidr": ("network", -1), "kubernetes.net.ip": ("network", -1),
+    "kubernetes.quantity": ("k8s_quantity", None), "kubernetes.regex": ("k8s_regex", None),
+    "kubernetes.urls": ("k8s_url", None), "ext.TwoVarComprehensions": ("", None), "kubernetes.jsonpatch": ("", None),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    file: str
+    data: Mapping[str, Any]
+
+
+def load(directory: Path) -> Iterator[Case]:
+    for path in sorted(directory.glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for case in document.get("cases", []):
+            yield Case(case["id"], path.stem, case)
+
+
+def run(case: Case, skips: SkipList | None = None) -> Outcome:
+    reason = skips.reason(case.id) if skips else None
+    if reason is None and case.data["kind"] in PENDING_KINDS:
+        reason = f"needs {PENDING_KINDS[case.data['kind']]}"
+    if reason is not None:
+        return Outcome(case.id, "skipped", reason)
+    try:
+        return _run(case)
+    except _Unsupported as err:
+        return Outcome(case.id, "skipped", str(err))
+    except Exception as err:  # a crash is reported, never allowed to stop the run
+        return Outcome(case.id, "failed", f"crashed: {type(err).__name__}: {err}")
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _run(case: Case) -> Outcome:
+    data = case.data
+    if data["kind"] not in ("eval", "cost"):
+        raise _Unsupported(f"kind {data['kind']!r} is not run yet")
+    env = _environment(data.get("env", {}).get("libraries", []), data.get("inputs", {}).get("variables", {}))
+    variables = {name: decode(value) for name, value in data.get("inputs", {}).get("variables", {}).items()}
+    expect = data["expect"]
+    try:
+        program = env.compile(data["expression"])
+    except kcel.CompileError as err:
+        return _expected_compile_error(case, expect, str(err))
+    if "compile_error" in expect:
+        return Outcome(case.id, "failed", "expected a compile error")
+    try:
+        value, cost = program.evaluate_with_cost(variables)
+    except kcel.EvalError as err:
+        return _expected_runtime_error(case, expect, str(err))
+    if "runtime_error" in expect:
+        return Outcome(case.id, "failed", f"expected an error, got {value!r}")
+    if "value" in expect and not kcel_equal(decode(expect["value"]), value):
+        return Outcome(case.id, "failed", f"expected {expect['value']!r}, got {value!r}")
+    if "runtime_cost" in expect and expect["runtime_cost"] != cost:
+        return Outcome(case.id, "failed", f"runtime cost {cost}, expected {expect['runtime_cost']}")
+    return Outcome(case.id, "passed")
+
+
+def _expected_compile_error(case: Case, expect: Mapping[str, Any], message: str) -> Outcome:
+    patterns = expect.get("compile_error", {}).get("patterns")
+    if patterns is None:
+        return Outcome(case.id, "failed", f"compile: {message.splitlines()[0]}")
+    missing = [p for p in patterns if not re.search(p, message)]
+    return (
+        Outcome(case.id, "failed", f"compile error {message!r} lacks {missing}")
+        if missing
+        else Outcome(case.id, "passed")
+    )
+
+
+def _expected_runtime_error(case: Case, expect: Mapping[str, Any], message: str) -> Outcome:
+    spec = expect.get("runtime_error")
+    if spec is None:
+        return Outcome(case.id, "failed", f"eval error: {message}")
+    ok = message == spec["pattern"] if spec["match"] == "exact" else re.search(spec["pattern"], message) is not None
+    return Outcome(case.id, "passed") if ok else Outcome(case.id, "failed", f"error {message!r} vs {spec['pattern']!r}")
+
+
+def _environment(names: list[str], variables: Mapping[str, Any]) -> kcel.Env:
+    libraries = [load_library(name) for name in ("operators", "standard", "timestamps")]
+    macros = list(STANDARD)
+    for name in names:
+        if name not in LIBRARIES:
+            raise _Unsupported(f"unknown library {name}")
+        module, version = LIBRARIES[name]
+        if name == "ext.TwoVarComprehensions":
+            macros += TWO_VAR
+        elif name == "cel.OptionalTypes":
+            macros += OPTIONALS
+        if module:
+            library = _library(module, version)
+            if library not in libraries:
+                libraries.append(library)
+                macros += library.macros
+    declared = {name: "dyn" for name in variables}
+    return kcel.Env(variables=declared, libraries=libraries, macros=macros)
+
+
+def _library(module: str, version: int | None) -> Library:
+    try:
+        loaded = importlib.import_module(f"kcel.libs.{module}")
+    except ImportError:
+        raise _Unsupported(f"library kcel.libs.{module} is not written yet") from None
+    if version == -1:
+        # Kubernetes' IP/CIDR libraries are cel-go's network functions without its literal validator.
+        return dataclasses.replace(loaded.LIBRARY, macros=())
+    if version is not None and hasattr(loaded, "library"):
+        return loaded.library(version)  # type: ignore[no-any-return]
+    return loaded.LIBRARY  # type: ignore[no-any-return]
+
+
+def decode(value: Any) -> Any:
+    """A case value in the README's encoding as the Python value kcel uses."""
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if not isinstance(value, dict) or len(value) != 1:
+        return {k: decode(v) for k, v in value.items()} if isinstance(value, dict) else value
+    tag, payload = next(iter(value.items()))
+    simple = {"int": int, "uint": lambda v: Uint(int(v)), "double": float}
+    if tag in simple:
+        return simple[tag](payload)
+    if tag == "optional_none":
+        return NONE
+    if tag == "optional_of":
+        return Optional(decode(payload))
+    if tag in ("ip", "cidr", "quantity", "semver"):
+        return _typed(tag, payload)
+    return {tag: decode(payload)}
+
+
+def _typed(tag: str, text: str) -> Any:
+    program = kcel.Env(libraries=[*_all_known_libraries()]).compile(f"{tag}({json.dumps(text)})", check=False)
+    return program.evaluate()
+
+
+def _all_known_libraries() -> list[Library]:
+    libraries = [load_library(n) for n in ("operators", "standard", "network")]
+    for module in ("k8s_quantity", "k8s_semver"):
+        try:
+            libraries.append(_library(module, None))
+        except _Unsupported:
+            pass
+    return libraries
+
+
+def kcel_equal(expected: Any, actual: Any) -> bool:
+    """CEL equality, with doubles compared by value (NaN matches NaN) and kinds kept apart."""
+    if isinstance(expected, float) and isinstance(actual, float):
+        return expected == actual or (math.isnan(expected) and math.isnan(actual))
+    if isinstance(expected, list) and isinstance(actual, (list, tuple)):
+        return len(expected) == len(actual) and all(map(kcel_equal, expected, actual))
+    if type(expected) is not type(actual) and not (isinstance(expected, dict) and isinstance(actual, Mapping)):
+        return False
+    from kcel.eval.equality import cel_equals
+
+    return cel_equals(expected, actual)
