@@ -73,7 +73,18 @@ class Env:
         libraries: Sequence[Library] | None = None,
         macros: Iterable[Macro] | None = None,
         homogeneous_literals: bool = False,
+        k8s_version: str | None = None,
+        environment: str = "new",
     ) -> None:
+        """`k8s_version="1.30"` builds Kubernetes' base environment at that compatibility version
+        (`environment="stored"`: every option not removed); without it, every kcel library is in."""
+        if k8s_version is not None:
+            from kcel.k8s.environment import configuration, parse_version
+
+            config = configuration(parse_version(k8s_version), environment)
+            libraries = config.libraries if libraries is None else libraries
+            macros = config.macros if macros is None else macros
+            homogeneous_literals = config.homogeneous_literals
         self.variables: dict[str, CelType] = {
             name: parse_type(t) if isinstance(t, str) else t for name, t in (variables or {}).items()
         }

@@ -1,0 +1,1 @@
+"""Kubernetes integration: the base CEL environment, authorizers, CRD validation."""

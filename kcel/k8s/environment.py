@@ -1,0 +1,122 @@
+"""The Kubernetes base CEL environment, version by version (k8s.io/apiserver pkg/cel/environment/base.go).
+
+Each option arrives in a Kubernetes version and some are removed later. The "new" environment
+(for expressions written or changed now) holds the options in force at the compatibility
+version; the "stored" one (for expressions already persisted) holds every option not removed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kcel.libs import Library
+from kcel.libs.operators import cross_type_comparisons
+from kcel.parser.macros import LISTS, OPTIONALS, STANDARD, TWO_VAR, Macro
+
+Version = tuple[int, int]
+LATEST: Version = (1, 37)
+DEFAULT_COMPATIBILITY: Version = (1, 36)  # a 1.37 API server's default: binary minor - 1
+
+
+@dataclass(frozen=True)
+class Option:
+    introduced: Version
+    removed: Version | None = None
+    libraries: tuple[tuple[str, int | None], ...] = ()
+    macros: tuple[Macro, ...] = ()
+    homogeneous_literals: bool = False
+    cross_type_comparisons: bool = False
+
+
+BASE: tuple[Option, ...] = (
+    Option((1, 0), libraries=(("k8s_url", None), ("k8s_regex", None)), homogeneous_literals=True),
+    Option((1, 0), (1, 37), libraries=(("k8s_lists", 0),)),
+    Option((1, 0), (1, 29), libraries=(("strings", 0),)),
+    Option((1, 27), libraries=(("k8s_authz", None),)),
+    Option(
+        (1, 28), libraries=(("optional", None), ("k8s_quantity", None)), macros=OPTIONALS, cross_type_comparisons=True
+    ),  # fmt: skip
+    Option((1, 29), libraries=(("strings", 2), ("sets", None))),
+    Option((1, 30), libraries=(("network", -1),)),
+    Option((1, 31), libraries=(("k8s_format", None),)),
+    Option((1, 32), macros=TWO_VAR),
+    Option((1, 33), libraries=(("k8s_semver", 1),)),
+    Option((1, 34), libraries=(("lists", 3),), macros=LISTS),
+    Option((1, 37), libraries=(("k8s_lists", 1),)),
+)
+
+
+def parse_version(text: str) -> Version:
+    """`"1.30"` -> (1, 30)."""
+    try:
+        major, minor = (int(part) for part in text.split(".")[:2])
+    except ValueError:
+        raise ValueError(f"invalid Kubernetes version {text!r}: expected MAJOR.MINOR, e.g. 1.30") from None
+    return major, minor
+
+
+def options(version: Version, environment: str) -> list[Option]:
+    """The base options in force: at `version` ("new") or every one not removed ("stored")."""
+    if environment == "stored":
+        return [o for o in BASE if o.removed is None]
+    if environment != "new":
+        raise ValueError(f"environment must be 'new' or 'stored', not {environment!r}")
+    return [o for o in BASE if o.introduced <= version and (o.removed is None or o.removed > version)]
+
+
+@dataclass(frozen=True)
+class Configuration:
+    libraries: tuple[Library, ...]
+    macros: tuple[Macro, ...]
+    homogeneous_literals: bool
+
+
+def configuration(version: Version, environment: str = "new") -> Configuration:
+    """Libraries, macros and checker options of the Kubernetes base environment."""
+    chosen = options(version, environment)
+    cross_type = any(o.cross_type_comparisons for o in chosen)
+    libraries = [_standard_operators(cross_type), *_load(["standard", "timestamps"])]
+    by_name: dict[str, Library] = {}
+    for option in chosen:
+        for module, library_version in option.libraries:
+            library = _library(module, library_version)
+            if library is not None:
+                by_name[module] = library  # a later option's version replaces an earlier one's
+    libraries += by_name.values()
+    macros = list(STANDARD)
+    for option in chosen:
+        macros += option.macros
+    for library in by_name.values():
+        macros += library.macros
+    homogeneous = any(o.homogeneous_literals for o in chosen)
+    return Configuration(tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous)
+
+
+def _standard_operators(cross_type: bool) -> Library:
+    from kcel.libs import operators
+
+    if cross_type:
+        return operators.LIBRARY
+    excluded = cross_type_comparisons()
+    kept = tuple(o for o in operators.LIBRARY.overloads if o.id not in excluded)
+    return dataclasses.replace(operators.LIBRARY, overloads=kept)
+
+
+def _load(names: Sequence[str]) -> list[Library]:
+    return [lib for name in names if (lib := _library(name, None)) is not None]
+
+
+def _library(module: str, version: int | None) -> Library | None:
+    try:
+        loaded = importlib.import_module(f"kcel.libs.{module}")
+    except ImportError:
+        return None  # a library not written yet: its functions stay undeclared
+    if version == -1:
+        # Kubernetes' IP/CIDR functions, without cel-go's literal validator.
+        return dataclasses.replace(loaded.LIBRARY, macros=())  # type: ignore[no-any-return]
+    if version is not None and hasattr(loaded, "library"):
+        return loaded.library(version)  # type: ignore[no-any-return]
+    return loaded.LIBRARY  # type: ignore[no-any-return]
