@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 import json
 import math
 import re
@@ -15,6 +13,7 @@ from typing import Any
 import kcel
 from conformance.outcome import Outcome, SkipList
 from kcel.env import load_library
+from kcel.k8s.environment import library as k8s_library
 from kcel.libs import Library
 from kcel.parser.macros import OPTIONALS, STANDARD, TWO_VAR
 from kcel.values import NONE, Optional, Uint
@@ -145,16 +144,10 @@ def _environment(names: list[str], variables: Mapping[str, Any]) -> kcel.Env:
 
 
 def _library(module: str, version: int | None) -> Library:
-    try:
-        loaded = importlib.import_module(f"kcel.libs.{module}")
-    except ImportError:
-        raise _Unsupported(f"library kcel.libs.{module} is not written yet") from None
-    if version == -1:
-        # Kubernetes' IP/CIDR libraries are cel-go's network functions without its literal validator.
-        return dataclasses.replace(loaded.LIBRARY, macros=())
-    if version is not None and hasattr(loaded, "library"):
-        return loaded.library(version)  # type: ignore[no-any-return]
-    return loaded.LIBRARY  # type: ignore[no-any-return]
+    loaded = k8s_library(module, version)
+    if loaded is None:
+        raise _Unsupported(f"library kcel.libs.{module} is not written yet")
+    return loaded
 
 
 def decode(value: Any) -> Any:

@@ -82,9 +82,9 @@ def configuration(version: Version, environment: str = "new") -> Configuration:
     by_name: dict[str, Library] = {}
     for option in chosen:
         for module, library_version in option.libraries:
-            library = _library(module, library_version)
-            if library is not None:
-                by_name[module] = library  # a later option's version replaces an earlier one's
+            loaded = library(module, library_version)
+            if loaded is not None:
+                by_name[module] = loaded  # a later option's version replaces an earlier one's
     libraries += by_name.values()
     macros = list(STANDARD)
     for option in chosen:
@@ -106,10 +106,11 @@ def _standard_operators(cross_type: bool) -> Library:
 
 
 def _load(names: Sequence[str]) -> list[Library]:
-    return [lib for name in names if (lib := _library(name, None)) is not None]
+    return [lib for name in names if (lib := library(name, None)) is not None]
 
 
-def _library(module: str, version: int | None) -> Library | None:
+def library(module: str, version: int | None) -> Library | None:
+    """A library module's table at a version (-1: the IP/CIDR variant); None if not written yet."""
     try:
         loaded = importlib.import_module(f"kcel.libs.{module}")
     except ImportError:
