@@ -89,8 +89,8 @@ def configuration(version: Version, environment: str = "new") -> Configuration:
     macros = list(STANDARD)
     for option in chosen:
         macros += option.macros
-    for library in by_name.values():
-        macros += library.macros
+    for loaded in by_name.values():
+        macros += loaded.macros
     homogeneous = any(o.homogeneous_literals for o in chosen)
     return Configuration(tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous)
 
