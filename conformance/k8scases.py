@@ -81,7 +81,7 @@ def _run(case: Case) -> Outcome:
     data = case.data
     if data["kind"] not in ("eval", "cost"):
         raise _Unsupported(f"kind {data['kind']!r} is not run yet")
-    env = _environment(data.get("env", {}).get("libraries", []), data.get("inputs", {}).get("variables", {}))
+    env = _environment(data.get("env", {}), data.get("inputs", {}).get("variables", {}))
     variables = {name: decode(value) for name, value in data.get("inputs", {}).get("variables", {}).items()}
     expect = data["expect"]
     try:
@@ -123,13 +123,15 @@ def _expected_runtime_error(case: Case, expect: Mapping[str, Any], message: str)
     return Outcome(case.id, "passed") if ok else Outcome(case.id, "failed", f"error {message!r} vs {spec['pattern']!r}")
 
 
-def _environment(names: list[str], variables: Mapping[str, Any]) -> kcel.Env:
+def _environment(env: Mapping[str, Any], variables: Mapping[str, Any]) -> kcel.Env:
     libraries = [load_library(name) for name in ("operators", "standard", "timestamps")]
     macros = list(STANDARD)
-    for name in names:
+    for name in env.get("libraries", []):
         if name not in LIBRARIES:
             raise _Unsupported(f"unknown library {name}")
         module, version = LIBRARIES[name]
+        if name == "kubernetes.Semver" and "semver_library_version" in env:
+            version = int(env["semver_library_version"])
         if name == "ext.TwoVarComprehensions":
             macros += TWO_VAR
         elif name == "cel.OptionalTypes":
