@@ -82,7 +82,7 @@ def _run(case: Case) -> Outcome:
     if data["kind"] not in ("eval", "cost"):
         raise _Unsupported(f"kind {data['kind']!r} is not run yet")
     env = _environment(data.get("env", {}), data.get("inputs", {}).get("variables", {}))
-    variables = {name: decode(value) for name, value in data.get("inputs", {}).get("variables", {}).items()}
+    variables = {name: _variable(value) for name, value in data.get("inputs", {}).get("variables", {}).items()}
     expect = data["expect"]
     try:
         program = env.compile(data["expression"])
@@ -150,6 +150,16 @@ def _library(module: str, version: int | None) -> Library:
     if loaded is None:
         raise _Unsupported(f"library kcel.libs.{module} is not written yet")
     return loaded
+
+
+def _variable(value: Any) -> Any:
+    """An input variable; `{"authorizer": "always-allow"}` is the Go tests' allow-all authorizer."""
+    if value == {"authorizer": "always-allow"}:
+        from kcel.k8s.authorizer import AlwaysAllow
+        from kcel.libs.k8s_authz import authorizer_value
+
+        return authorizer_value(AlwaysAllow())
+    return decode(value)
 
 
 def decode(value: Any) -> Any:

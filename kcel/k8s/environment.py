@@ -35,13 +35,13 @@ BASE: tuple[Option, ...] = (
     Option((1, 0), libraries=(("k8s_url", None), ("k8s_regex", None)), homogeneous_literals=True),
     Option((1, 0), (1, 37), libraries=(("k8s_lists", 0),)),
     Option((1, 0), (1, 29), libraries=(("strings", 0),)),
-    Option((1, 27), libraries=(("k8s_authz", None),)),
+    Option((1, 27), libraries=(("k8s_authz", 0),)),
     Option(
         (1, 28), libraries=(("optional", None), ("k8s_quantity", None)), macros=OPTIONALS, cross_type_comparisons=True
     ),  # fmt: skip
     Option((1, 29), libraries=(("strings", 2), ("sets", None))),
     Option((1, 30), libraries=(("network", -1),)),
-    Option((1, 31), libraries=(("k8s_format", None),)),
+    Option((1, 31), libraries=(("k8s_format", None), ("k8s_authz", 1))),
     Option((1, 32), macros=TWO_VAR),
     Option((1, 33), libraries=(("k8s_semver", 1),)),
     Option((1, 34), libraries=(("lists", 3),), macros=LISTS),
