@@ -75,6 +75,7 @@ class Env:
         homogeneous_literals: bool = False,
         k8s_version: str | None = None,
         environment: str = "new",
+        optimize: bool = True,
     ) -> None:
         """`k8s_version="1.30"` builds Kubernetes' base environment at that compatibility version
         (`environment="stored"`: every option not removed); without it, every kcel library is in."""
@@ -90,6 +91,7 @@ class Env:
         }
         self.container = container
         self.homogeneous_literals = homogeneous_literals
+        self.optimize = optimize  # fold constant literals at plan time (cel-go OptOptimize; costs them 0)
         self.libraries = list(libraries) if libraries is not None else default_libraries()
         self._overloads: dict[str, list[Overload]] = {}
         for library in self.libraries:
@@ -127,5 +129,5 @@ class Env:
         """Parse, type-check (unless `check=False`) and plan; raises `CompileError` rendered like cel-go."""
         parsed = parse(text, macros=self.macros)
         if not check:
-            return Program(parsed, self)
-        return Program(parsed, self, check_types(parsed, self))
+            return Program(parsed, self, optimize=self.optimize)
+        return Program(parsed, self, check_types(parsed, self), self.optimize)

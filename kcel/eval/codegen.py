@@ -87,8 +87,11 @@ class Plan:
 
 
 class CodeGen:
-    def __init__(self, parsed: Parsed, decls: Declarations, metered: bool, checked: Checked | None = None) -> None:
+    def __init__(
+        self, parsed: Parsed, decls: Declarations, metered: bool, checked: Checked | None = None, optimize: bool = True
+    ) -> None:
         self.parsed = parsed
+        self.optimize = optimize  # cel-go's OptOptimize, which Kubernetes sets: constant literals are folded
         self.decls = decls
         self.metered = metered
         # What the checker proved: node types and the overloads each call may use (empty if unchecked).
@@ -309,7 +312,7 @@ class CodeGen:
             (operand,) = self.gen_args(node.args[:1])
             self.cost(1)
             return f"_optional_select({operand}, {self.const(_field_of(node))})"
-        if fn == "@in" and _constant_strings(node.args[1]):
+        if fn == "@in" and self.optimize and _constant_strings(node.args[1]):
             return self.in_constant_strings(node)
         if fn in _BINARY_HELPERS:
             return self.binary(node)
@@ -510,6 +513,7 @@ class CodeGen:
 
     def create_list(self, node: CreateList) -> str:
         if all(isinstance(e, Const) for e in node.elements) and not node.optional_indices:
+            self.cost(0 if self.optimize else 10)  # OptOptimize folds a constant list
             return self.bind(tuple(_const_values(node)), "_list")
         items = self.gen_args(node.elements)
         self.cost(10)
@@ -521,7 +525,8 @@ class CodeGen:
     def create_map(self, node: CreateMap) -> str:
         parts = self.gen_args([x for entry in node.entries for x in (entry.key, entry.value)])
         constant = all(isinstance(x, Const) for e in node.entries for x in (e.key, e.value))
-        self.cost(0 if constant and not any(e.optional for e in node.entries) else 30)  # cel-go folds constant maps
+        folded = self.optimize and constant and not any(e.optional for e in node.entries)
+        self.cost(0 if folded else 30)  # OptOptimize folds a constant map
         pairs = [f"({parts[2 * i]}, {parts[2 * i + 1]}, {entry.optional})" for i, entry in enumerate(node.entries)]
         if not pairs:
             return "{}"
@@ -536,7 +541,10 @@ class CodeGen:
         accu = _Local(self.temp("_a"), may_hold_error=_steps_tolerantly(node))
         self.flush()
         # An accumulator built by appending starts as a fresh list the loop may mutate.
-        init = "[]" if _appended_element(node) is not None else self.gen(node.accu_init)
+        appending = _appended_element(node) is not None
+        init = "[]" if appending else self.gen(node.accu_init)
+        if appending:
+            self.cost(0 if self.optimize else 10)
         self.flush()
         self.w.line(f"{accu.py} = {init}")
         loop_vars = {node.iter_var: _Local(self.temp("_l"))}

@@ -45,11 +45,12 @@ class Program:
     parsed: Parsed
     declarations: Declarations
     checked: Checked | None = None
+    optimize: bool = True
     _fast: CompiledFunction = field(init=False, repr=False)
     _metered: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
 
     def __post_init__(self) -> None:
-        plan = CodeGen(self.parsed, self.declarations, metered=False, checked=self.checked).plan()
+        plan = CodeGen(self.parsed, self.declarations, False, self.checked, self.optimize).plan()
         object.__setattr__(self, "_fast", _compile(plan, "fast"))
 
     @property
@@ -68,7 +69,7 @@ class Program:
 
     def _metered_function(self) -> CompiledFunction:
         if not self._metered:  # built on first use; a race only compiles it twice
-            plan = CodeGen(self.parsed, self.declarations, True, self.checked).plan("_kcel_eval_metered")
+            plan = CodeGen(self.parsed, self.declarations, True, self.checked, self.optimize).plan("_kcel_eval_metered")
             self._metered.append(_compile(plan, "metered"))
         return self._metered[0]
 

@@ -40,7 +40,7 @@ BASE: tuple[Option, ...] = (
         (1, 28), libraries=(("optional", None), ("k8s_quantity", None)), macros=OPTIONALS, cross_type_comparisons=True
     ),  # fmt: skip
     Option((1, 29), libraries=(("strings", 2), ("sets", None))),
-    Option((1, 30), libraries=(("network", -1),)),
+    Option((1, 30), libraries=(("k8s_ip", None),)),
     Option((1, 31), libraries=(("k8s_format", None), ("k8s_authz", 1))),
     Option((1, 32), macros=TWO_VAR),
     Option((1, 33), libraries=(("k8s_semver", 1),)),
@@ -110,14 +110,11 @@ def _load(names: Sequence[str]) -> list[Library]:
 
 
 def library(module: str, version: int | None) -> Library | None:
-    """A library module's table at a version (-1: the IP/CIDR variant); None if not written yet."""
+    """A library module's table at a version; None if the module is not written yet."""
     try:
         loaded = importlib.import_module(f"kcel.libs.{module}")
     except ImportError:
         return None  # a library not written yet: its functions stay undeclared
-    if version == -1:
-        # Kubernetes' IP/CIDR functions, without cel-go's literal validator.
-        return dataclasses.replace(loaded.LIBRARY, macros=())  # type: ignore[no-any-return]
     if version is not None and hasattr(loaded, "library"):
         return loaded.library(version)  # type: ignore[no-any-return]
     return loaded.LIBRARY  # type: ignore[no-any-return]

@@ -1,0 +1,77 @@
+"""Kubernetes' IP and CIDR libraries (k8s.io/apiserver pkg/cel/library/ip.go, cidr.go).
+
+They are the functions cel-go's network extension later copied, so the implementations are
+kcel.libs.network's; Kubernetes adds its runtime costs (cost.go) and words CIDR parse errors
+its own way, and it has no compile-time literal validator.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from kcel.errors import EvalError
+from kcel.eval.sizes import actual_size
+from kcel.libs import Library, Overload, RuntimeCost, network
+from kcel.libs.network import CIDR, IP
+
+_CONVERSION = "parse error during conversion from string: "
+
+
+def _size(value: Any) -> int:
+    """Kubernetes' `Size()`: 4 or 16 bytes for an IP, the prefix's whole bytes for a CIDR."""
+    if isinstance(value, IP):
+        return value.bits // 8
+    if isinstance(value, CIDR):
+        return math.ceil(value.prefix_length / 8)
+    return actual_size(value)
+
+
+def _tenth(n: float) -> int:
+    return math.ceil(n * 0.1)
+
+
+def _of_first(factor: float) -> RuntimeCost:
+    return lambda args, result: _tenth(_size(args[0]) * factor)
+
+
+def _contains_ip(args: Sequence[Any], result: Any) -> int:
+    cost = _tenth(2 * _size(args[0]))
+    return cost + (_tenth(_size(args[1])) if isinstance(args[1], str) else 0)
+
+
+def _contains_cidr(args: Sequence[Any], result: Any) -> int:
+    c = _size(args[0])
+    cost = _tenth(2 * c) + _tenth(c) + 1
+    return cost + (_tenth(_size(args[1])) if isinstance(args[1], str) else 0)
+
+
+COSTS: dict[str, RuntimeCost] = {
+    "string_to_ip": _of_first(1), "string_to_cidr": _of_first(1), "is_ip": _of_first(1), "is_cidr": _of_first(1),
+    "ip_is_canonical": _of_first(2), "cidr_contains_ip_ip": _contains_ip, "cidr_contains_ip_string": _contains_ip,
+    "cidr_contains_cidr": _contains_cidr, "cidr_contains_cidr_string": _contains_cidr,
+}  # fmt: skip
+
+
+def string_to_cidr(text: str) -> CIDR:
+    """Kubernetes repeats its own prefix in front of netip's message."""
+    try:
+        return network.parse_cidr(text)
+    except EvalError as err:
+        detail = err.message.split(_CONVERSION, 1)[-1]
+        prefix = f"network address {_CONVERSION}"
+        raise EvalError(prefix + prefix + detail) from None
+
+
+def _kubernetes(overload: Overload) -> Overload:
+    impl = string_to_cidr if overload.id == "string_to_cidr" else overload.impl
+    return dataclasses.replace(overload, impl=impl, cost=COSTS.get(overload.id, overload.cost))
+
+
+LIBRARY = Library(
+    "kubernetes.net",
+    overloads=tuple(_kubernetes(o) for o in network.LIBRARY.overloads),
+    types=network.LIBRARY.types,
+)
