@@ -13,6 +13,7 @@ from typing import Any
 import kcel
 from conformance.outcome import Outcome, SkipList
 from kcel.env import load_library
+from kcel.k8s.environment import DEFAULT_COMPATIBILITY, LATEST, configuration, parse_version
 from kcel.k8s.environment import library as k8s_library
 from kcel.libs import Library
 from kcel.parser.macros import OPTIONALS, STANDARD, TWO_VAR
@@ -23,9 +24,8 @@ PENDING_KINDS = {
     "crd_validation": "CRD validation rules (issue 6)", "crd_compile": "CRD rule compilation (issue 6)",
     "crd_field_path": "CRD rule field paths (issue 6)", "crd_estimated_cost": "CRD cost estimation (issue 8)",
     "call_result_size_estimate": "cost estimation (issue 8)", "correlated_object": "ratcheting (issue 6)",
-    "env_compatibility": "version-gated environments", "escape_property_name": "schema property escaping (issue 6)",
+    "escape_property_name": "schema property escaping (issue 6)",
     "unescape_property_name": "schema property escaping (issue 6)",
-    "library_function_names": "version-gated environments",
     "map_list_get": "schema list types (issue 6)", "schema_decl_type": "schema types (issue 6)",
     "schema_decl_types": "schema types (issue 6)", "schema_max_elements": "schema size estimates (issue 8)",
     "unstructured_equality": "schema-typed values (issue 6)", "unstructured_list": "schema-typed values (issue 6)",
@@ -79,6 +79,10 @@ class _Unsupported(Exception):
 
 def _run(case: Case) -> Outcome:
     data = case.data
+    if data["kind"] == "env_compatibility":
+        return _env_compatibility(case)
+    if data["kind"] == "library_function_names":
+        return _library_function_names(case)
     if data["kind"] not in ("eval", "cost"):
         raise _Unsupported(f"kind {data['kind']!r} is not run yet")
     # cost_test.go builds its programs without OptOptimize: constant literals are not folded there.
@@ -102,6 +106,44 @@ def _run(case: Case) -> Outcome:
     if "runtime_cost" in expect and expect["runtime_cost"] != cost:
         return Outcome(case.id, "failed", f"runtime cost {cost}, expected {expect['runtime_cost']}")
     return Outcome(case.id, "passed")
+
+
+def _env_compatibility(case: Case) -> Outcome:
+    """environment_test.go: an expression is valid if it compiles and evaluates to true."""
+    env_spec, expect = case.data["env"], case.data["expect"]
+    version = env_spec["compatibility_version"]
+    if version == "DefaultCompatibilityVersion()":
+        version = ".".join(map(str, DEFAULT_COMPATIBILITY))
+    environment = "stored" if env_spec["env_type"] == "StoredExpressions" else "new"
+    variables: dict[str, str] = {}
+    for extra in env_spec.get("extra_versioned_options", []):
+        declares = extra["declares"]
+        if set(declares) != {"variables"}:
+            raise _Unsupported("declared types and test libraries in the environment need issue 6")
+        in_force = environment == "stored" or parse_version(extra["introduced"]) <= parse_version(version)
+        if in_force and "removed" not in extra:
+            variables.update(declares["variables"])
+    # environment_test.go binds fizz = "buzz" and an allow-all authorizer for its declared variables.
+    bindings = {"fizz": "buzz", "authorizer": _variable({"authorizer": "always-allow"})}
+    try:
+        env = kcel.Env(variables=variables, k8s_version=version, environment=environment)
+        valid = env.compile(case.data["expression"]).evaluate(bindings) is True
+    except kcel.CelError:
+        valid = False
+    wanted = expect.get("valid", expect.get("valid_if_compat_at_least_1.37"))
+    if "valid_if_compat_at_least_1.37" in expect:
+        wanted = DEFAULT_COMPATIBILITY >= (1, 37)
+    return Outcome(case.id, "passed") if valid == wanted else Outcome(case.id, "failed", f"valid={valid}")
+
+
+def _library_function_names(case: Case) -> Outcome:
+    """library_compatibility_test.go: every listed name is declared by a Kubernetes library."""
+    config = configuration(LATEST, "stored")
+    declared = {o.function for library in config.libraries for o in library.overloads}
+    missing = [n for n in case.data["expect"]["function_names_declared"] if n not in declared]
+    if missing == ["jsonpatch.escapeKey"]:
+        raise _Unsupported("the kubernetes.jsonpatch library (MutatingAdmissionPolicy) is not implemented yet")
+    return Outcome(case.id, "failed", f"undeclared: {missing}") if missing else Outcome(case.id, "passed")
 
 
 def _expected_compile_error(case: Case, expect: Mapping[str, Any], message: str) -> Outcome:
