@@ -7,6 +7,7 @@ explicitly; environments pick from it by name.
 
 from __future__ import annotations
 
+import math as _math  # plain `math` would be replaced by the kcel.libs.math submodule
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,13 +68,37 @@ class Library:
     """Opaque types the library declares; their names become type identifiers (`net.IP`)."""
 
 
+UINT64_MAX = 2**64 - 1
+
+
+def cost_factor(size: float, factor: float) -> int:
+    """cel-go's multiplyByCostFactor: ceil(size * factor), saturating at 2^64-1."""
+    cost = _math.ceil(float(size) * factor)
+    return UINT64_MAX if cost >= 2**64 else cost
+
+
 def size_cost(factor: float, arg: int = 0) -> RuntimeCost:
     """ceil(size(args[arg]) * factor): cel-go's usual formula for string and bytes functions."""
-    import math
-
     from kcel.eval.sizes import actual_size
 
     def cost(args: Sequence[Any], result: Any) -> int:
-        return math.ceil(actual_size(args[arg]) * factor)
+        return cost_factor(actual_size(args[arg]), factor)
 
     return cost
+
+
+def unit_cost(args: Sequence[Any], result: Any) -> int:
+    return 1
+
+
+def size_estimate(factor: float, arg: int = 0) -> EstimatedCost:
+    """The estimate matching `size_cost`: the factor applied to both ends of the size range."""
+
+    def estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
+        return CostRange(cost_factor(sizes[arg].min, factor), cost_factor(sizes[arg].max, factor))
+
+    return estimate
+
+
+def unit_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
+    return CostRange(1, 1)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any, ClassVar, NamedTuple
 
@@ -12,8 +11,8 @@ from kcel.checker.types import BOOL, DOUBLE, INT, STRING, CelType, opaque
 from kcel.errors import EvalError
 from kcel.eval.dispatch import register_class
 from kcel.eval.runtime import register_type_name
-from kcel.libs import CostRange, Library, Overload, SizeEstimate, size_cost
-from kcel.values import INT64_MAX, INT64_MIN, UINT64_MAX
+from kcel.libs import Library, Overload, size_cost, size_estimate, unit_cost, unit_estimate
+from kcel.values import INT64_MAX, INT64_MIN
 
 __all__ = [
     "BINARY_SI", "DECIMAL_EXPONENT", "DECIMAL_SI", "ERR_FORMAT", "ERR_NUMERIC", "ERR_SUFFIX", "LIBRARY",
@@ -44,6 +43,10 @@ _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL_BY_EXPONENT = {e: s for s, e in _DECIMAL_SUFFIXES.items()}
 _BINARY_BY_EXPONENT = {e: s for s, e in _BINARY_SUFFIXES.items()}
 _EXPONENT = re.compile(r"[+-]?[0-9]+")
+
+_string_traversal_estimate = size_estimate(0.1)
+_unit_cost = unit_cost
+_unit_estimate = unit_estimate
 
 
 class QuantityError(ValueError):
@@ -566,24 +569,6 @@ def quantity_sub_int(q: Quantity, other: int) -> Quantity:
 
 _string_traversal_cost = size_cost(0.1)
 """quantity() and isQuantity() read their string once: ceil(size × 0.1)."""
-
-
-def _unit_cost(args: Sequence[Any], result: Any) -> int:
-    return 1
-
-
-def _tenth(size: int) -> int:
-    """cel-go's multiplyByCostFactor(size, 0.1), saturating at 2^64-1."""
-    cost = math.ceil(float(size) * 0.1)
-    return UINT64_MAX if cost >= 2**64 else cost
-
-
-def _string_traversal_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-    return CostRange(_tenth(sizes[0].min), _tenth(sizes[0].max))
-
-
-def _unit_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-    return CostRange(1, 1)
 
 
 # -- registration and the table ----------------------------------------------------------------

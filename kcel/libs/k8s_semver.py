@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -11,8 +9,7 @@ from kcel.checker.types import BOOL, INT, STRING, CelType, opaque
 from kcel.errors import EvalError
 from kcel.eval.dispatch import register_class
 from kcel.eval.runtime import register_type_name
-from kcel.eval.sizes import actual_size
-from kcel.libs import CostRange, Library, Overload, SizeEstimate
+from kcel.libs import Library, Overload, size_cost, size_estimate, unit_cost, unit_estimate
 from kcel.temporal import go_quote
 from kcel.values import UINT64_MAX
 
@@ -27,6 +24,11 @@ NORMALIZE_SINCE = 1
 
 _NUMBERS = frozenset("0123456789")
 _ALPHANUMERIC = _NUMBERS | frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
+
+_string_traversal_cost = size_cost(0.1)
+_string_traversal_estimate = size_estimate(0.1)
+_unit_cost = unit_cost
+_unit_estimate = unit_estimate
 
 
 # -- values ------------------------------------------------------------------------------------
@@ -262,29 +264,6 @@ def semver_compare_to(version: Semver, other: Semver) -> int:
 
 
 # -- costs (k8s-cel-cost.md §2.4 and §3.3) -----------------------------------------------------
-
-
-def _string_traversal_cost(args: Sequence[Any], result: Any) -> int:
-    """ceil(size(string) × 0.1): parsing reads the string once."""
-    return math.ceil(actual_size(args[0]) * 0.1)
-
-
-def _unit_cost(args: Sequence[Any], result: Any) -> int:
-    return 1
-
-
-def _tenth(size: int) -> int:
-    """cel-go's multiplyByCostFactor(size, 0.1), saturating at 2^64-1."""
-    cost = math.ceil(float(size) * 0.1)
-    return UINT64_MAX if cost >= 2**64 else cost
-
-
-def _string_traversal_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-    return CostRange(_tenth(sizes[0].min), _tenth(sizes[0].max))
-
-
-def _unit_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-    return CostRange(1, 1)
 
 
 # -- registration and the table ----------------------------------------------------------------

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -12,11 +10,9 @@ from kcel.checker.types import BOOL, STRING, CelType, list_of, map_of, opaque
 from kcel.errors import EvalError
 from kcel.eval.dispatch import register_class
 from kcel.eval.runtime import register_type_name
-from kcel.eval.sizes import actual_size
-from kcel.libs import CostRange, Library, Overload, SizeEstimate
+from kcel.libs import Library, Overload, size_cost, size_estimate, unit_cost, unit_estimate
 from kcel.libs.network import NetipError, parse_netip_addr
 from kcel.temporal import go_quote
-from kcel.values import UINT64_MAX
 
 __all__ = [
     "LIBRARY", "URL", "URL_TYPE", "Userinfo", "UrlError", "parse", "parse_query", "parse_request_uri",
@@ -26,6 +22,11 @@ URL_TYPE = opaque("kubernetes.URL")
 
 # Go strings are bytes. Parsing works on "byte text": str values whose characters are the UTF-8
 # bytes of the input (U+0000-U+00FF), so indexing, `find` and slicing follow Go's byte offsets.
+
+_string_traversal_cost = size_cost(0.1)
+_string_traversal_estimate = size_estimate(0.1)
+_unit_cost = unit_cost
+_unit_estimate = unit_estimate
 
 
 def _bytes_of(text: str) -> str:
@@ -502,30 +503,6 @@ def url_get_query(value: URL) -> dict[str, list[str]]:
 
 
 # -- costs (k8s-cel-cost.md §2.4 and §3.3) -----------------------------------------------------
-
-
-def _string_traversal_cost(args: Sequence[Any], result: Any) -> int:
-    """ceil(size(string) × 0.1) for url(); isURL() has no Kubernetes cost and falls back to 1."""
-    return math.ceil(actual_size(args[0]) * 0.1)
-
-
-def _unit_cost(args: Sequence[Any], result: Any) -> int:
-    return 1
-
-
-def _tenth(size: int) -> int:
-    """cel-go's multiplyByCostFactor(size, 0.1), saturating at 2^64-1."""
-    cost = math.ceil(float(size) * 0.1)
-    return UINT64_MAX if cost >= 2**64 else cost
-
-
-def _string_traversal_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-    """sz × 0.1; Kubernetes also gives the result the argument's size, which this table cannot say."""
-    return CostRange(_tenth(sizes[0].min), _tenth(sizes[0].max))
-
-
-def _unit_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-    return CostRange(1, 1)
 
 
 # -- registration and the table ----------------------------------------------------------------
