@@ -70,6 +70,7 @@ ERRORS = [
     ("\u00e9", "ERROR: <input>:1:1: Syntax error: token recognition error at: '\u00e9'\n | \u00e9\n | \uff3e"),
     ("a +\n  'abc", "ERROR: <input>:2:3: Syntax error: token recognition error at: ''abc'\n |   'abc\n | ..^"),
     ("(a.b){}", "ERROR: <input>:1:6: expected a qualified message name before '{'\n | (a.b){}\n | .....^"),
+    ("a index", None),
     ("if + else", "ERROR: <input>:1:1: reserved identifier: if\n | if + else\n | ^\n"
      "ERROR: <input>:1:6: reserved identifier: else\n | if + else\n | .....^"),
 ]  # fmt: skip

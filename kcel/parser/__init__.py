@@ -12,6 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from kcel.errors import CompileError, Issue, Source
 from kcel.parser.ast import Call, Expr
 from kcel.parser.builder import Builder, LimitExceeded
+from kcel.parser.lexer import ContextualLexer
 from kcel.parser.macros import ALL_MACROS, Macro, macro_table
 
 __all__ = ["Parsed", "parse", "MAX_EXPRESSION_SIZE"]
@@ -51,9 +52,13 @@ _lark = Lark.open_from_package(
     cache=True,
     maybe_placeholders=True,
     propagate_positions=False,
+    _plugins={"ContextualLexer": ContextualLexer},  # lark's lexer with a leaner loop, see kcel.parser.lexer
 )
 _lock = threading.Lock()
-_tables: dict[tuple[Macro, ...], Mapping[tuple[str, int, bool], Macro]] = {}
+# id(macros) -> (macros, their table). Keyed by identity: hashing a tuple of two dozen Macro
+# dataclasses took several microseconds per parse, and an Env passes the same tuple every time.
+_tables: dict[int, tuple[tuple[Macro, ...], Mapping[tuple[str, int, bool], Macro]]] = {}
+_MAX_TABLES = 64  # for callers that build a new tuple per call
 
 
 def parse(text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<input>") -> Parsed:
@@ -66,8 +71,7 @@ def parse(text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<
     if len(text) > MAX_EXPRESSION_SIZE:
         message = f"expression code point size exceeds limit: size: {len(text)}, limit {MAX_EXPRESSION_SIZE}"
         raise CompileError([Issue(message)], source)
-    key = tuple(macros)
-    table = _tables.get(key) or _tables.setdefault(key, macro_table(key))
+    table = _macro_table(macros)
     with _lock:
         _builder.reset(table)
         try:
@@ -81,7 +85,19 @@ def parse(text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<
             raise CompileError([*_builder.issues, Issue(str(cause))], source) from None
         if _builder.issues:
             raise CompileError(_builder.issues, source)
-        return Parsed(expr, source, dict(_builder.macro_calls))
+        return Parsed(expr, source, _builder.macro_calls)
+
+
+def _macro_table(macros: Iterable[Macro]) -> Mapping[tuple[str, int, bool], Macro]:
+    cached = _tables.get(id(macros))
+    if cached is not None and cached[0] is macros:
+        return cached[1]
+    table = macro_table(macros)
+    if isinstance(macros, tuple):  # immutable, and kept alive by the entry so its id is not reused
+        if len(_tables) >= _MAX_TABLES:
+            _tables.clear()
+        _tables[id(macros)] = (macros, table)
+    return table
 
 
 def _syntax_issue(err: UnexpectedInput, text: str) -> Issue:
