@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from kcel.checker import errors
+from kcel.checker import errors, names
 from kcel.checker.types import (
     BOOL,
     BYTES,
@@ -125,11 +125,11 @@ class _Checker:
                 return scope[name]
         return None
 
+    def is_local(self, name: str) -> bool:
+        return self.local(name) is not None
+
     def candidates(self, name: str) -> list[str]:
-        if name.startswith("."):
-            return [name[1:]]
-        parts = self.env.container.split(".") if self.env.container else []
-        return [".".join([*parts[:i], name]) for i in range(len(parts), -1, -1)]
+        return names.candidates(name, self.env.container)
 
     def lookup_name(self, name: str) -> CelType | None:
         for candidate in self.candidates(name):
@@ -173,14 +173,7 @@ class _Checker:
         return self.error(node, errors.undeclared_reference(node.name.lstrip("."), self.env.container))
 
     def qualified_name(self, node: Expr) -> str | None:
-        parts: list[str] = []
-        while isinstance(node, Select) and not node.test_only:
-            parts.append(node.field)
-            node = node.operand
-        if not isinstance(node, Ident) or self.local(node.name) is not None:
-            return None
-        parts.append(node.name)
-        return ".".join(reversed(parts))
+        return names.qualified_name(node, self.is_local)
 
     def select(self, node: Select) -> CelType:
         if not node.test_only:
@@ -232,32 +225,14 @@ class _Checker:
             return self.block(node)
         if fn == "cel.@mapInsert":
             return self.map_insert(node)
-        function, args = self.resolve_function(node)
+        function, args = names.resolve_function(
+            node, self.env.container, self.env.overloads, self.is_local, self.env.variables.__contains__
+        )
         arg_types = [self.resolved(self.visit(a)) for a in args]
         if fn in ("_[_]",) and arg_types and arg_types[0].name == "optional_type":
             return self.index_optional(node, arg_types)
         return self.resolve_overload(
             node, function, args, arg_types, member=node.target is not None and args != node.args
-        )
-
-    def resolve_function(self, node: Call) -> tuple[str, tuple[Expr, ...]]:
-        if node.target is None:
-            for candidate in self.candidates(node.function):
-                if self.env.overloads(candidate):
-                    return candidate, node.args
-            return node.function.lstrip("."), node.args
-        namespace = self.qualified_name(node.target)
-        if namespace is not None and self.lookup_name_root(namespace) is None:
-            for candidate in self.candidates(f"{namespace}.{node.function}"):
-                if any(not o.member for o in self.env.overloads(candidate)):
-                    return candidate, node.args
-        return node.function, (node.target, *node.args)
-
-    def lookup_name_root(self, name: str) -> CelType | None:
-        root = name.lstrip(".").split(".")[0]
-        return self.local(root) or next(
-            (self.env.variables[c] for p in _prefixes(name) for c in self.candidates(p) if c in self.env.variables),
-            None,
         )
 
     def resolve_overload(
@@ -419,8 +394,3 @@ class _Checker:
             return DYN, DYN
         self.error(node.iter_range, errors.not_a_range(range_type))
         return ERROR, ERROR
-
-
-def _prefixes(name: str) -> list[str]:
-    parts = name.lstrip(".").split(".")
-    return [".".join(parts[: i + 1]) for i in range(len(parts))]

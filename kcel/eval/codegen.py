@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kcel.checker import names
 from kcel.checker.checker import Checked
 from kcel.checker.types import CelType
 from kcel.errors import EvalError
@@ -181,12 +182,11 @@ class CodeGen:
 
     # -- names -------------------------------------------------------------------------------
 
+    def is_local(self, name: str) -> bool:
+        return self.lookup(name) is not None
+
     def candidates(self, name: str) -> list[str]:
-        """cel-go's name resolution order: innermost container first, a leading dot means root."""
-        if name.startswith("."):
-            return [name[1:]]
-        parts = self.decls.container.split(".") if self.decls.container else []
-        return [".".join([*parts[:i], name]) for i in range(len(parts), -1, -1)]
+        return names.candidates(name, self.decls.container)
 
     def ident(self, node: Ident, tolerant: bool) -> str:
         local = self.lookup(node.name)
@@ -216,15 +216,7 @@ class CodeGen:
         return self.variables[name]
 
     def qualified_name(self, node: Expr) -> str | None:
-        """`a.b.c` for an identifier chain that is not rooted in a local variable."""
-        parts: list[str] = []
-        while isinstance(node, Select) and not node.test_only:
-            parts.append(node.field)
-            node = node.operand
-        if not isinstance(node, Ident) or self.lookup(node.name) is not None:
-            return None
-        parts.append(node.name)
-        return ".".join(reversed(parts))
+        return names.qualified_name(node, self.is_local)
 
     def resolve_select(self, node: Select) -> str | None:
         """A select chain that names a declared variable (`a.b` declared) or a type."""
@@ -369,7 +361,9 @@ class CodeGen:
         return f"_in_set({item}, {self.bind(elements, '_set')})"
 
     def function_call(self, node: Call) -> str:
-        function, args = self.resolve_function(node)
+        function, args = names.resolve_function(
+            node, self.decls.container, self.decls.overloads, self.is_local, self.decls.is_variable
+        )
         overloads = [
             o
             for o in self.decls.overloads(function)
@@ -391,27 +385,6 @@ class CodeGen:
             return f"{impl}(_m, {', '.join(texts)})"
         impl = self.bind(dispatcher(overloads), "_f")
         return f"{impl}({', '.join(texts)})"
-
-    def resolve_function(self, node: Call) -> tuple[str, tuple[Expr, ...]]:
-        """The function a call names and its arguments (receiver first for member calls)."""
-        if node.target is None:
-            for candidate in self.candidates(node.function):
-                if self.decls.overloads(candidate):
-                    return candidate, node.args
-            return node.function.lstrip("."), node.args
-        namespace = self.qualified_name(node.target)
-        if namespace is not None and not self._names_variable(namespace):
-            for candidate in self.candidates(f"{namespace}.{node.function}"):
-                if any(not o.member for o in self.decls.overloads(candidate)):
-                    return candidate, node.args
-        return node.function, (node.target, *node.args)
-
-    def _names_variable(self, name: str) -> bool:
-        root = name.lstrip(".").split(".")[0]
-        if self.lookup(root) is not None:
-            return True
-        prefixes = [".".join(name.lstrip(".").split(".")[: i + 1]) for i in range(name.count(".") + 1)]
-        return any(self.decls.is_variable(c) for p in prefixes for c in self.candidates(p))
 
     # -- control flow ------------------------------------------------------------------------
 
