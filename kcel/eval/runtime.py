@@ -21,10 +21,6 @@ from kcel.values import INT64_MAX, INT64_MIN, NONE, UINT64_MAX, Optional, TypeVa
 CEL_ERRORS = (EvalError, KeyError, TypeError)
 
 
-def no_such_overload(*_: Any) -> EvalError:
-    return EvalError("no such overload")
-
-
 def as_eval_error(err: BaseException) -> EvalError:
     """The CEL error an exception caught in generated code stands for."""
     if isinstance(err, EvalError):
@@ -97,10 +93,6 @@ def subtract_int64(a: int, b: int) -> int:
     return check_int(a - b)
 
 
-def multiply_int64(a: int, b: int) -> int:
-    return check_int(a * b)
-
-
 def divide_int64(a: int, b: int) -> int:
     if b == 0:
         raise EvalError("division by zero")
@@ -115,10 +107,6 @@ def modulo_int64(a: int, b: int) -> int:
         raise EvalError("integer overflow")
     remainder = abs(a) % abs(b)
     return -remainder if a < 0 else remainder
-
-
-def negate_int64(a: int) -> int:
-    return check_int(-a)
 
 
 def add_uint64(a: int, b: int) -> Uint:
@@ -327,13 +315,10 @@ def not_equals(a: Any, b: Any) -> bool:
 def index(container: Any, key: Any) -> Any:
     """`container[key]` for lists (int, uint or integral double index) and maps."""
     if _is_list(container):
-        tk = type(key)
-        if tk is int or tk is Uint or (tk is float and key.is_integer()):
-            position = int(key)
-            if 0 <= position < len(container):
-                return container[position]
-            raise EvalError(f"index out of bounds: {position}")
-        raise EvalError(f"unsupported index type '{_type_name(key)}' in list")
+        position = _list_position(key)
+        if 0 <= position < len(container):
+            return container[position]
+        raise EvalError(f"index out of bounds: {position}")
     if _is_map(container):
         found, value = map_lookup(container, key)
         if found:
@@ -342,6 +327,14 @@ def index(container: Any, key: Any) -> Any:
     if type(container) is Optional:
         return optional_index(container, key)
     raise EvalError("no such overload")
+
+
+def _list_position(key: Any) -> int:
+    """A list index: an int, a uint, or a double with no fraction."""
+    tk = type(key)
+    if tk is int or tk is Uint or (tk is float and key.is_integer()):
+        return int(key)
+    raise EvalError(f"unsupported index type '{_type_name(key)}' in list")
 
 
 def _key_text(key: Any) -> str:
@@ -401,14 +394,6 @@ def iterate_pairs(value: Any) -> Any:
     raise EvalError(f"expression of type '{_type_name(value)}' cannot be range of a comprehension")
 
 
-def make_map(entries: list[tuple[Any, Any]]) -> dict[Any, Any]:
-    """A map literal: keys must be int, uint, bool or string and must not repeat."""
-    result: dict[Any, Any] = {}
-    for key, value in entries:
-        map_insert(result, key, value)
-    return result
-
-
 def map_insert(accumulator: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
     """Add a new key to a map the comprehension owns (`cel.@mapInsert(m, k, v)`), in place."""
     if not isinstance(key, (str, int)):
@@ -449,11 +434,8 @@ def optional_index(container: Any, key: Any) -> Optional:
             return container
         container = container.value
     if _is_list(container):
-        tk = type(key)
-        if tk is int or tk is Uint or (tk is float and key.is_integer()):
-            position = int(key)
-            return Optional(container[position]) if 0 <= position < len(container) else NONE
-        raise EvalError(f"unsupported index type '{_type_name(key)}' in list")
+        position = _list_position(key)
+        return Optional(container[position]) if 0 <= position < len(container) else NONE
     if _is_map(container):
         found, value = map_lookup(container, key)
         return Optional(value) if found else NONE
@@ -591,9 +573,9 @@ EXPORTED = {"raise": raise_error} | {
         "CEL_ERRORS", "EvalError", "Optional", "NONE", "Uint", "TypeValue", "unwrap", "as_eval_error",
         "logic_error", "logical_not", "not_strictly_false", "conditional_test", "check_int", "check_uint",
         "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",
-        "multiply_int64", "divide_int64", "modulo_int64", "negate_int64", "divide_double", "less", "less_equals",
+        "divide_int64", "modulo_int64", "divide_double", "less", "less_equals",
         "greater", "greater_equals", "equals", "not_equals", "index", "select", "has_field", "in_container",
-        "size", "iterate", "iterate_pairs", "make_map", "map_insert", "map_insert_entry", "optional_select",
+        "size", "iterate", "iterate_pairs", "map_insert", "map_insert_entry", "optional_select",
         "optional_index",
         "type_of", "cel_equals", "in_set", "list_with_optionals", "make_map_optional", "optional_missing",
         "require_optional", "Lazy", "force", "UNBOUND", "PYTHON_TIME", "from_python_time",
