@@ -394,12 +394,17 @@ def iterate_pairs(value: Any) -> Any:
     raise EvalError(f"expression of type '{_type_name(value)}' cannot be range of a comprehension")
 
 
-def map_insert(accumulator: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
-    """Add a new key to a map the comprehension owns (`cel.@mapInsert(m, k, v)`), in place."""
+def map_insert(
+    accumulator: dict[Any, Any], key: Any, value: Any, repeated: str = "insert failed: key {} already exists"
+) -> dict[Any, Any]:
+    """Add a new key to a map the comprehension owns (`cel.@mapInsert(m, k, v)`), in place.
+
+    Keys must be string, int, uint or bool, and new; `repeated` words the error for a key seen before.
+    """
     if not isinstance(key, (str, int)):
         raise EvalError(f"unsupported key type: {_type_name(key)}")
     if map_lookup(accumulator, key)[0]:
-        raise EvalError(f"insert failed: key {_key_text(key)} already exists")
+        raise EvalError(repeated.format(_key_text(key)))
     accumulator[key] = value
     return accumulator
 
@@ -470,16 +475,8 @@ def make_map_optional(entries: list[tuple[Any, Any, bool]]) -> dict[Any, Any]:
             if not value.has_value():
                 continue
             value = value.value
-        map_insert_literal(result, key, value)
+        map_insert(result, key, value, "Failed with repeated key: {}")
     return result
-
-
-def map_insert_literal(result: dict[Any, Any], key: Any, value: Any) -> None:
-    if not isinstance(key, (str, int)) or isinstance(key, float):
-        raise EvalError(f"unsupported key type: {_type_name(key)}")
-    if map_lookup(result, key)[0]:
-        raise EvalError(f"Failed with repeated key: {_key_text(key)}")
-    result[key] = value
 
 
 def optional_missing(value: Any) -> bool:
