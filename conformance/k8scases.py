@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import kcel
-from conformance.outcome import Outcome, SkipList
+from conformance.outcome import Case, Outcome, SkipList, Unsupported
 from kcel.env import load_library
 from kcel.k8s.environment import DEFAULT_COMPATIBILITY, LATEST, configuration, parse_version
 from kcel.k8s.environment import library as k8s_library
@@ -45,13 +44,6 @@ LIBRARIES: dict[str, tuple[str, int | None]] = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Case:
-    id: str
-    file: str
-    data: Mapping[str, Any]
-
-
 def load(directory: Path) -> Iterator[Case]:
     for path in sorted(directory.glob("*.json")):
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -67,24 +59,21 @@ def run(case: Case, skips: SkipList | None = None) -> Outcome:
         return Outcome(case.id, "skipped", reason)
     try:
         return _run(case)
-    except _Unsupported as err:
+    except Unsupported as err:
         return Outcome(case.id, "skipped", str(err))
     except Exception as err:  # a crash is reported, never allowed to stop the run
         return Outcome(case.id, "failed", f"crashed: {type(err).__name__}: {err}")
 
 
-class _Unsupported(Exception):
-    pass
-
-
 def _run(case: Case) -> Outcome:
+    runner = RUNNERS.get(case.data["kind"])
+    if runner is None:
+        raise Unsupported(f"kind {case.data['kind']!r} is not run yet")
+    return runner(case)
+
+
+def _eval(case: Case) -> Outcome:
     data = case.data
-    if data["kind"] == "env_compatibility":
-        return _env_compatibility(case)
-    if data["kind"] == "library_function_names":
-        return _library_function_names(case)
-    if data["kind"] not in ("eval", "cost"):
-        raise _Unsupported(f"kind {data['kind']!r} is not run yet")
     # cost_test.go builds its programs without OptOptimize: constant literals are not folded there.
     env = _environment(data.get("env", {}), data.get("inputs", {}).get("variables", {}), data["kind"] != "cost")
     variables = {name: _variable(value) for name, value in data.get("inputs", {}).get("variables", {}).items()}
@@ -119,7 +108,7 @@ def _env_compatibility(case: Case) -> Outcome:
     for extra in env_spec.get("extra_versioned_options", []):
         declares = extra["declares"]
         if set(declares) != {"variables"}:
-            raise _Unsupported("declared types and test libraries in the environment need issue 6")
+            raise Unsupported("declared types and test libraries in the environment need issue 6")
         in_force = environment == "stored" or parse_version(extra["introduced"]) <= parse_version(version)
         if in_force and "removed" not in extra:
             variables.update(declares["variables"])
@@ -142,7 +131,7 @@ def _library_function_names(case: Case) -> Outcome:
     declared = {o.function for library in config.libraries for o in library.overloads}
     missing = [n for n in case.data["expect"]["function_names_declared"] if n not in declared]
     if missing == ["jsonpatch.escapeKey"]:
-        raise _Unsupported("the kubernetes.jsonpatch library (MutatingAdmissionPolicy) is not implemented yet")
+        raise Unsupported("the kubernetes.jsonpatch library (MutatingAdmissionPolicy) is not implemented yet")
     return Outcome(case.id, "failed", f"undeclared: {missing}") if missing else Outcome(case.id, "passed")
 
 
@@ -171,7 +160,7 @@ def _environment(env: Mapping[str, Any], variables: Mapping[str, Any], optimize:
     macros = list(STANDARD)
     for name in env.get("libraries", []):
         if name not in LIBRARIES:
-            raise _Unsupported(f"unknown library {name}")
+            raise Unsupported(f"unknown library {name}")
         module, version = LIBRARIES[name]
         if name == "kubernetes.Semver" and "semver_library_version" in env:
             version = int(env["semver_library_version"])
@@ -191,7 +180,7 @@ def _environment(env: Mapping[str, Any], variables: Mapping[str, Any], optimize:
 def _library(module: str, version: int | None) -> Library:
     loaded = k8s_library(module, version)
     if loaded is None:
-        raise _Unsupported(f"library kcel.libs.{module} is not written yet")
+        raise Unsupported(f"library kcel.libs.{module} is not written yet")
     return loaded
 
 
@@ -234,9 +223,15 @@ def _all_known_libraries() -> list[Library]:
     for module in ("k8s_quantity", "k8s_semver"):
         try:
             libraries.append(_library(module, None))
-        except _Unsupported:
+        except Unsupported:
             pass
     return libraries
+
+
+RUNNERS: dict[str, Callable[[Case], Outcome]] = {
+    "eval": _eval, "cost": _eval, "env_compatibility": _env_compatibility,
+    "library_function_names": _library_function_names,
+}  # fmt: skip
 
 
 def kcel_equal(expected: Any, actual: Any) -> bool:

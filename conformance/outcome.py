@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -13,6 +14,19 @@ class Outcome:
     id: str
     status: str  # "passed", "failed" or "skipped"
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One Kubernetes test-table case: its id, the file it came from and its JSON."""
+
+    id: str
+    file: str
+    data: Mapping[str, Any]
+
+
+class Unsupported(Exception):
+    """Raised by a runner for a case it cannot run; the case is counted as skipped with this reason."""
 
 
 @dataclass(frozen=True)
