@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import kcel
+from conformance import k8s_correlation_cases, k8s_crd_cases, k8s_field_cases
 from conformance.outcome import Case, Outcome, SkipList, Unsupported
 from kcel.env import load_library
 from kcel.k8s.environment import DEFAULT_COMPATIBILITY, LATEST, configuration, parse_version
@@ -20,15 +21,11 @@ from kcel.values import NONE, Optional, Uint
 
 # Kinds this runner does not run yet, and the issue that brings them.
 PENDING_KINDS = {
-    "crd_validation": "CRD validation rules (issue 6)", "crd_compile": "CRD rule compilation (issue 6)",
-    "crd_field_path": "CRD rule field paths (issue 6)", "crd_estimated_cost": "CRD cost estimation (issue 8)",
-    "call_result_size_estimate": "cost estimation (issue 8)", "correlated_object": "ratcheting (issue 6)",
-    "escape_property_name": "schema property escaping (issue 6)",
-    "unescape_property_name": "schema property escaping (issue 6)",
-    "map_list_get": "schema list types (issue 6)", "schema_decl_type": "schema types (issue 6)",
-    "schema_decl_types": "schema types (issue 6)", "schema_max_elements": "schema size estimates (issue 8)",
-    "unstructured_equality": "schema-typed values (issue 6)", "unstructured_list": "schema-typed values (issue 6)",
-    "unstructured_map": "schema-typed values (issue 6)", "with_type_and_object_meta": "schema types (issue 6)",
+    "crd_estimated_cost": "CRD cost estimation (issue 8)", "call_result_size_estimate": "cost estimation (issue 8)",
+    "schema_decl_type": "schema types (issue 6)", "schema_decl_types": "schema types (issue 6)",
+    "schema_max_elements": "schema size estimates (issue 8)", "unstructured_equality": "schema-typed values (issue 6)",
+    "unstructured_list": "schema-typed values (issue 6)", "unstructured_map": "schema-typed values (issue 6)",
+    "with_type_and_object_meta": "schema types (issue 6)",
 }  # fmt: skip
 
 # Library names as the cases write them -> (kcel library module key, version or None).
@@ -231,6 +228,7 @@ def _all_known_libraries() -> list[Library]:
 RUNNERS: dict[str, Callable[[Case], Outcome]] = {
     "eval": _eval, "cost": _eval, "env_compatibility": _env_compatibility,
     "library_function_names": _library_function_names,
+    **k8s_field_cases.RUNNERS, **k8s_correlation_cases.RUNNERS, **k8s_crd_cases.RUNNERS,
 }  # fmt: skip
 
 

@@ -3,7 +3,7 @@
 import sys
 
 from kcel.env import Env
-from kcel.errors import CelError, CompileError, CostLimitExceeded, EvalError
+from kcel.errors import CelError, CompileError, CostLimitExceeded, EvalError, PlanError
 from kcel.eval.program import Program
 from kcel.parser import Parsed, parse
 from kcel.values import Optional, TypeValue, Uint
@@ -13,6 +13,6 @@ from kcel.values import Optional, TypeValue, Uint
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 8000))
 
 __all__ = [
-    "CelError", "CompileError", "CostLimitExceeded", "Env", "EvalError", "Optional", "Parsed", "Program",
+    "CelError", "CompileError", "CostLimitExceeded", "Env", "EvalError", "Optional", "Parsed", "PlanError", "Program",
     "TypeValue", "Uint", "parse",
 ]  # fmt: skip

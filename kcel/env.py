@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -79,10 +80,14 @@ class Env:
     ) -> None:
         """`k8s_version="1.30"` builds Kubernetes' base environment at that compatibility version
         (`environment="stored"`: every option not removed); without it, every kcel library is in."""
+        keyword_field_names = literal_validators = False
         if k8s_version is not None:
             from kcel.k8s.environment import configuration, parse_version
 
-            config = configuration(parse_version(k8s_version), environment)
+            version = parse_version(k8s_version)
+            config = configuration(version, environment)
+            keyword_field_names = version >= (1, 31)  # upstream SetRecognizeKeywordAsFieldName
+            literal_validators = config.literal_validators
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
             homogeneous_literals = config.homogeneous_literals
@@ -90,6 +95,8 @@ class Env:
             name: parse_type(t) if isinstance(t, str) else t for name, t in (variables or {}).items()
         }
         self.container = container
+        self.keyword_field_names = keyword_field_names
+        self.literal_validators = literal_validators
         self.homogeneous_literals = homogeneous_literals
         self.optimize = optimize  # fold constant literals at plan time (cel-go OptOptimize; costs them 0)
         self.libraries = list(libraries) if libraries is not None else default_libraries()
@@ -102,6 +109,15 @@ class Env:
         self.macros = (
             tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros
         )
+
+    def extend(self, variables: Mapping[str, str | CelType]) -> Env:
+        """This environment with more variables declared; libraries and options are shared, not rebuilt."""
+        clone = copy.copy(self)
+        clone.variables = {
+            **self.variables,
+            **{n: parse_type(t) if isinstance(t, str) else t for n, t in variables.items()},
+        }
+        return clone
 
     # Declarations, as the planner asks for them.
     def is_variable(self, name: str) -> bool:

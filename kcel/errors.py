@@ -80,6 +80,12 @@ class CompileError(CelError):
         return tuple(issue.message for issue in self.issues)
 
 
+class PlanError(CelError):
+    """The expression checked but its program cannot be built: a literal argument failed a check
+    made when the program is created, e.g. a bad regex pattern or `int('x')` (cel-go reports these
+    as "program instantiation failed")."""
+
+
 class EvalError(CelError):
     """An evaluation error (cel-go's `types.Err`): a message and the id of the failing step.
 
@@ -90,6 +96,7 @@ class EvalError(CelError):
         super().__init__(message)
         self.message = message
         self.expr_id = expr_id
+        self.cost: int | None = None  # set by a metered evaluation: the cost spent up to the error
 
     def __str__(self) -> str:
         return self.message

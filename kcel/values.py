@@ -51,3 +51,19 @@ class TypeValue:
 
     def __repr__(self) -> str:
         return self.name
+
+
+class TypedList(list[Any]):
+    """A list whose `==` and `+` follow its own rules (Kubernetes `x-kubernetes-list-type` set/map lists).
+
+    Everything else (indexing, iteration, `size`) is a plain list. Subclasses implement
+    `cel_equals` and `cel_add`; the runtime calls them when such a list is the left operand.
+    """
+
+    __slots__ = ()
+
+    def cel_equals(self, other: Any) -> bool:
+        raise NotImplementedError
+
+    def cel_add(self, other: Any) -> list[Any]:
+        raise NotImplementedError

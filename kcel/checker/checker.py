@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from kcel.checker import errors, names
+from kcel.checker import errors, names, validators
 from kcel.checker.types import (
     BOOL,
     BYTES,
@@ -51,6 +51,8 @@ from kcel.values import Uint
 class CheckerEnv(Protocol):
     container: str
     homogeneous_literals: bool
+    keyword_field_names: bool  # Kubernetes 1.31+: `self.namespace` selects the escaped `__namespace__`
+    literal_validators: bool  # cel-go's duration/timestamp/regex literal validators (Kubernetes 1.29+)
 
     @property
     def variables(self) -> Mapping[str, CelType]: ...
@@ -76,6 +78,8 @@ def check(parsed: Parsed, env: CheckerEnv) -> Checked:
     """Type-check `parsed` against `env`; raise `CompileError` listing every issue found."""
     checker = _Checker(parsed, env)
     checker.visit(parsed.expr)
+    if env.literal_validators and not checker.issues:
+        checker.issues.extend(validators.literal_issues(parsed.expr, env.overloads))
     if checker.issues:
         raise CompileError(checker.issues, parsed.source)
     final = {node_id: checker.subst.resolve(t, to_dyn=True) for node_id, t in checker.types.items()}
@@ -92,6 +96,11 @@ def _const_type(value: object) -> CelType:
     return {int: INT, float: DOUBLE, str: STRING, bytes: BYTES}[type(value)]
 
 
+# Calls whose list and map literals may mix element types even with homogeneous literals on
+# (the string format and block validators exempt them in cel-go).
+_MIXED_LITERALS_ALLOWED = frozenset({"format", "cel.@block"})
+
+
 class _Checker:
     def __init__(self, parsed: Parsed, env: CheckerEnv) -> None:
         self.parsed = parsed
@@ -102,6 +111,7 @@ class _Checker:
         self.subst = Substitution()
         self.scopes: list[dict[str, CelType]] = []
         self.fresh = itertools.count(1)
+        self.exempt = 0  # > 0 inside calls whose literals may mix types (`format`, cel.@block)
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -207,9 +217,8 @@ class _Checker:
             return operand.params[1]
         if operand.kind == "param":
             return DYN
-        lookup = getattr(operand, "field", None)
-        if operand.kind == "message" and callable(lookup):
-            found = lookup(node.field)
+        if operand.kind == "message" and operand.decl is not None:
+            found = operand.decl.field_type(node.field, self.env.keyword_field_names)
             return found if found is not None else self.error(node, errors.undefined_field(node.field))
         return self.error(node, errors.no_field_selection(operand))
 
@@ -228,7 +237,9 @@ class _Checker:
         function, args = names.resolve_function(
             node, self.env.container, self.env.overloads, self.is_local, self.env.variables.__contains__
         )
+        self.exempt += fn in _MIXED_LITERALS_ALLOWED
         arg_types = [self.resolved(self.visit(a)) for a in args]
+        self.exempt -= fn in _MIXED_LITERALS_ALLOWED
         if fn in ("_[_]",) and arg_types and arg_types[0].name == "optional_type":
             return self.index_optional(node, arg_types)
         return self.resolve_overload(
@@ -317,8 +328,10 @@ class _Checker:
         assert isinstance(slots, CreateList)
         scope: dict[str, CelType] = {}
         self.scopes.append(scope)
+        self.exempt += 1  # cel.@block's slots list is exempt from the homogeneity check
         for i, slot in enumerate(slots.elements):
             scope[f"@index{i}"] = self.resolved(self.visit(slot))
+        self.exempt -= 1
         self.set(slots, list_of(DYN))
         out = self.visit(result)
         self.scopes.pop()
@@ -331,7 +344,7 @@ class _Checker:
             return current
         if is_assignable(previous, current, self.subst):
             return most_general(self.resolved(previous), self.resolved(current))
-        if not self.env.homogeneous_literals:
+        if not self.env.homogeneous_literals or self.exempt:
             return DYN
         self.error(node, errors.type_mismatch(self.resolved(previous), self.resolved(current)))
         return ERROR

@@ -8,8 +8,8 @@ A type is a name plus parameters (`list(int)` is `CelType("list", (INT,))`). Typ
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 Kind = Literal["primitive", "list", "map", "param", "dyn", "null", "type", "error", "opaque", "message"]
 
@@ -19,6 +19,9 @@ class CelType:
     name: str
     params: tuple[CelType, ...] = ()
     kind: Kind = "primitive"
+    # What the type was declared from, if more than its name (a Kubernetes schema's DeclType):
+    # the checker asks it for fields, the planner for how to read and compare schema-typed data.
+    decl: Any = field(default=None, compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
         if self.kind == "list":

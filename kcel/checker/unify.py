@@ -25,7 +25,10 @@ class Substitution:
             return DYN if to_dyn else t
         if not t.params:
             return t
-        return CelType(t.name, tuple(self.resolve(p, to_dyn) for p in t.params), t.kind)
+        params = tuple(self.resolve(p, to_dyn) for p in t.params)
+        if all(new is old for new, old in zip(params, t.params, strict=True)):
+            return t
+        return CelType(t.name, params, t.kind)
 
 
 def is_assignable(target: CelType, value: CelType, subst: Substitution) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from kcel.checker import names
 from kcel.checker.checker import Checked
 from kcel.checker.types import CelType
-from kcel.errors import EvalError
+from kcel.errors import EvalError, PlanError
 from kcel.eval import runtime
 from kcel.eval.dispatch import dispatcher, metered_dispatcher
 from kcel.eval.writer import Writer
@@ -58,6 +58,10 @@ _INLINE_OPERATORS: dict[str, tuple[str, bool]] = {
     "multiply_double": ("({} * {})", False), "add_string": ("({} + {})", True),
 }  # fmt: skip
 # Functions whose runtime cost is not 1: metered programs call the costed variant (kcel.eval.metered).
+# cel-go's IsTypeConversionFunction: with a constant argument these are folded when planning.
+_TYPE_CONVERSIONS = frozenset(
+    {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"}
+)
 _SIZED_OPERATORS = frozenset({"_+_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
 
 
@@ -65,6 +69,7 @@ class Declarations(Protocol):
     """What the planner needs to know about the environment."""
 
     container: str
+    keyword_field_names: bool
 
     def is_variable(self, name: str) -> bool: ...
     def type_value(self, name: str) -> TypeValue | None: ...
@@ -85,6 +90,7 @@ class Plan:
     source: str
     namespace: dict[str, Any]
     function_name: str
+    variables: frozenset[str] = frozenset()  # the declared variables the code reads
 
 
 class CodeGen:
@@ -117,7 +123,7 @@ class CodeGen:
             header.append(f"    {py} = _act.get({var!r}, {self.bind(runtime.Unbound(var), '_unbound')})")
             # `datetime`/`timedelta` inputs become CEL timestamps/durations, at one class test each.
             header.append(f"    if {py}.__class__ in _PYTHON_TIME: {py} = _from_python_time({py})")
-        return Plan("\n".join([*header, self.w.source()]), self.namespace, name)
+        return Plan("\n".join([*header, self.w.source()]), self.namespace, name, frozenset(self.variables))
 
     # -- small utilities ---------------------------------------------------------------------
 
@@ -160,6 +166,10 @@ class CodeGen:
         if isinstance(node, Select):
             return self.select(node)
         if isinstance(node, Call):
+            if node.function in _TYPE_CONVERSIONS:
+                folded, value = self.constant(node)
+                if folded:
+                    return self.const(value)
             return self.call(node, tolerant)
         if isinstance(node, CreateList):
             return self.create_list(node)
@@ -170,6 +180,48 @@ class CodeGen:
         assert isinstance(node, CreateStruct)
         message = f"unsupported message creation: {node.type_name}"
         return f"_raise({self.bind(EvalError(message))})"
+
+    def constant(self, node: Expr) -> tuple[bool, Any]:
+        """Whether the planner folds `node` to a value, and the value (cel-go's OptOptimize).
+
+        Literals, list literals of constants, and type conversions of constants (`int('1')`,
+        `duration('1s')`, `dyn([])`) are computed once here; a conversion that fails makes the
+        program fail to build, as cel-go's does.
+        """
+        if isinstance(node, Const):
+            return True, node.value
+        if not self.optimize:
+            return False, None
+        if isinstance(node, CreateList) and not node.optional_indices:
+            values = [self.constant(e) for e in node.elements]
+            return (True, tuple(v for _, v in values)) if all(ok for ok, _ in values) else (False, None)
+        if (
+            isinstance(node, Call)
+            and node.function in _TYPE_CONVERSIONS
+            and node.target is None
+            and len(node.args) == 1
+        ):
+            ok, value = self.constant(node.args[0])
+            overloads = [o for o in self.decls.overloads(node.function) if len(o.args) == 1 and not o.member]
+            if ok and overloads:
+                try:
+                    return True, dispatcher(overloads)(value)
+                except EvalError as err:
+                    raise PlanError(str(err)) from None
+        return False, None
+
+    def check_constants(self, overloads: Sequence[Overload], args: Sequence[Expr]) -> None:
+        """Run the overloads' plan-time checks on literal arguments (a bad regex fails the program)."""
+        for overload in overloads:
+            check = overload.constant_check
+            if check is None or check.position >= len(args):
+                continue
+            ok, value = self.constant(args[check.position])
+            if ok and isinstance(value, str):
+                try:
+                    check.check(value)
+                except Exception as err:  # the library's own error type; its text is what users see
+                    raise PlanError(str(err)) from None
 
     def const(self, value: Any) -> str:
         if value is None or isinstance(value, bool):
@@ -243,16 +295,44 @@ class CodeGen:
         resolved = self.resolve_select(node) if not node.test_only else None
         if resolved is not None:
             return resolved
+        access = self.schema_field(node.operand, node.field)
         if node.test_only:
             # Only the qualifiers cost: the chain's base identifier is free (PresenceTestHasCost(false)).
             operand = self.gen(node.operand)
             self.cost(0 if self.is_attribute(node.operand) else 1)
+            if access is not None:
+                return f"{self.bind(access.test, '_has')}({operand})"
             return f"_has_field({operand}, {node.field!r})"
         operand = self.gen(node.operand)
         self.cost(1 if self.is_attribute(node.operand) else 2)
+        if access is not None:
+            return f"{self.bind(access.read, '_get')}({operand})"
         if self.is_plain_data(node.operand):
             return f"{operand}[{node.field!r}]"
         return f"_select({operand}, {node.field!r})"
+
+    def schema_object(self, node: Expr) -> Any:
+        """The schema type (kcel.k8s.decltypes.DeclType) of a node the checker typed as a schema object."""
+        t = self.types.get(node.id)
+        if t is not None and t.name == "optional_type" and t.params:
+            t = t.params[0]
+        return t.decl if t is not None and t.kind == "message" else None
+
+    def schema_field(self, operand: Expr, field: str) -> Any:
+        """How to read `field` of a schema object (None for anything else)."""
+        decl = self.schema_object(operand)
+        return decl.field_access(field, self.decls.keyword_field_names) if decl is not None else None
+
+    def schema_equals(self, node: Call, left: str, right: str) -> str:
+        """`==`/`!=` with a schema object on the left: unknown fields and nulls compare as Kubernetes does."""
+        equals = self.bind(self.schema_object(node.args[0]).equality(), "_eq")
+        if self.metered:
+            self.namespace.setdefault("_metered", _metered_module())
+            text = f"_metered.equals_by(_m, {equals}, {left}, {right})"
+        else:
+            self.cost(1)
+            text = f"{equals}({left}, {right})"
+        return text if node.function == "_==_" else f"(not {text})"
 
     def is_attribute(self, node: Expr) -> bool:
         """cel-go charges an extra step when selecting from something that is not an attribute."""
@@ -303,6 +383,9 @@ class CodeGen:
         if fn == "_?._":
             (operand,) = self.gen_args(node.args[:1])
             self.cost(1)
+            access = self.schema_field(node.args[0], _field_of(node))
+            if access is not None:
+                return f"{self.bind(access.read_optional, '_opt')}({operand})"
             return f"_optional_select({operand}, {self.const(_field_of(node))})"
         if fn == "@in" and self.optimize and _constant_strings(node.args[1]):
             return self.in_constant_strings(node)
@@ -326,6 +409,8 @@ class CodeGen:
         inline = self.static_operator(node, left, right)
         if inline is not None:
             return inline
+        if fn in ("_==_", "_!=_") and self.schema_object(node.args[0]) is not None:
+            return self.schema_equals(node, left, right)
         if fn in ("_[_]", "_[?_]"):
             self.cost(1 if self.is_attribute(node.args[0]) else 2)
             if fn == "_[_]" and self.is_plain_data(node.args[0]) and _is_string_const(node.args[1]):
@@ -373,10 +458,12 @@ class CodeGen:
             overloads = [o for o in self.decls.overloads(function) if len(o.args) == len(args) and not o.member]
         texts = self.gen_args(args)
         chosen = self.chosen.get(node.id, ())
-        if len(chosen) == 1:  # the checker fixed the overload: call it without runtime dispatch
-            overloads = [o for o in overloads if o.id == chosen[0]] or overloads
-            if len(overloads) == 1 and not self.metered and self.statically_typed(args):
-                return f"{self.bind(overloads[0].impl, '_f')}({', '.join(texts)})"
+        if chosen:
+            overloads = [o for o in overloads if o.id in chosen] or overloads
+        self.check_constants(overloads, args)
+        # The checker fixed the overload: call it without runtime dispatch.
+        if len(chosen) == 1 and len(overloads) == 1 and not self.metered and self.statically_typed(args):
+            return f"{self.bind(overloads[0].impl, '_f')}({', '.join(texts)})"
         if not overloads:
             message = f"no matching overload for '{function}'" if self.decls.overloads(function) else "unbound function"
             return f"_raise({self.bind(EvalError(message))})"
@@ -485,9 +572,9 @@ class CodeGen:
     # -- literals ----------------------------------------------------------------------------
 
     def create_list(self, node: CreateList) -> str:
-        if all(isinstance(e, Const) for e in node.elements) and not node.optional_indices:
-            self.cost(0 if self.optimize else 10)  # OptOptimize folds a constant list
-            return self.bind(tuple(_const_values(node)), "_list")
+        folded, value = self.constant(node)
+        if folded:  # OptOptimize builds a constant list once, and it costs nothing
+            return self.bind(value, "_list")
         items = self.gen_args(node.elements)
         self.cost(10)
         if not node.optional_indices:

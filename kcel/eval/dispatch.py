@@ -13,7 +13,7 @@ from typing import Any
 from kcel.checker.types import CelType
 from kcel.errors import CostLimitExceeded, EvalError
 from kcel.libs import Overload
-from kcel.values import Optional, TypeValue, Uint
+from kcel.values import Optional, TypedList, TypeValue, Uint
 
 Predicate = Callable[[Any], bool]
 _CLASSES: dict[str, type] = {}
@@ -33,7 +33,7 @@ def _exact(cls: type) -> Predicate:
 
 
 def _list(value: Any) -> bool:
-    return type(value) is list or type(value) is tuple
+    return type(value) is list or type(value) is tuple or isinstance(value, TypedList)
 
 
 def _map(value: Any) -> bool:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kcel.errors import EvalError
+from kcel.values import TypedList
 
 _NUMERIC = (int, float)
 
@@ -31,6 +32,8 @@ def cel_equals(a: Any, b: Any) -> bool:
         return isinstance(b, bytes) and a == b
     if isinstance(a, Mapping):
         return isinstance(b, Mapping) and _maps_equal(a, b)
+    if isinstance(a, TypedList):
+        return a.cel_equals(b)
     if isinstance(a, Sequence):
         return (
             isinstance(b, Sequence)

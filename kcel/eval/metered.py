@@ -30,6 +30,12 @@ def equals(meter: Meter, a: Any, b: Any) -> bool:
     return runtime.equals(a, b)
 
 
+def equals_by(meter: Meter, equals: Callable[[Any, Any], bool], a: Any, b: Any) -> bool:
+    """`==` decided by a type's own equality (a Kubernetes schema object), costed as any `==`."""
+    meter.add(_tenth_of_smaller(a, b))
+    return equals(a, b)
+
+
 def not_equals(meter: Meter, a: Any, b: Any) -> bool:
     meter.add(_tenth_of_smaller(a, b))
     return runtime.not_equals(a, b)

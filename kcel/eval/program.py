@@ -90,10 +90,18 @@ class Program:
         try:
             value = self._metered_function().function(activation or _EMPTY, meter)
         except (KeyError, TypeError) as err:
-            raise as_eval_error(err) from None
-        except EvalError:
+            error = as_eval_error(err)
+            error.cost = meter.cost
+            raise error from None
+        except EvalError as err:
+            err.cost = meter.cost  # what was spent before the error (Kubernetes charges it to the budget)
             raise
         return value, meter.cost
+
+    @property
+    def variables(self) -> frozenset[str]:
+        """The declared variables the expression reads (its references, as cel-go's checked AST has them)."""
+        return self._fast.plan.variables
 
 
 _EMPTY: Mapping[str, Any] = {}

@@ -14,7 +14,7 @@ from typing import Any
 
 from kcel.errors import EvalError
 from kcel.eval.equality import cel_equals, map_lookup
-from kcel.values import INT64_MAX, INT64_MIN, NONE, UINT64_MAX, Optional, TypeValue, Uint
+from kcel.values import INT64_MAX, INT64_MIN, NONE, UINT64_MAX, Optional, TypedList, TypeValue, Uint
 
 # Exceptions that stand for a CEL error value inside generated code: EvalError from helpers,
 # and the KeyError/TypeError that an inlined `obj["field"]` raises.
@@ -148,7 +148,7 @@ def _is_map(v: Any) -> bool:
 
 
 def _is_list(v: Any) -> bool:
-    return type(v) is list or type(v) is tuple
+    return type(v) is list or type(v) is tuple or isinstance(v, TypedList)
 
 
 def add(a: Any, b: Any) -> Any:
@@ -163,7 +163,7 @@ def add(a: Any, b: Any) -> Any:
         if ta is list:
             return a + b
     if _is_list(a) and _is_list(b):
-        return [*a, *b]
+        return a.cel_add(b) if isinstance(a, TypedList) else [*a, *b]
     return _temporal("add", a, b)
 
 
@@ -373,7 +373,7 @@ def in_container(item: Any, container: Any) -> bool:
 
 def size(value: Any) -> int:
     tv = type(value)
-    if tv is str or tv is list or tv is dict or tv is bytes or tv is tuple or isinstance(value, Mapping):
+    if tv is str or tv is list or tv is dict or tv is bytes or tv is tuple or isinstance(value, (Mapping, TypedList)):
         return len(value)
     raise EvalError("no such overload")
 
@@ -557,6 +557,8 @@ def _type_name(value: Any) -> str:
         return name
     if isinstance(value, Mapping):
         return "map"
+    if isinstance(value, TypedList):
+        return "list"
     return getattr(value, "cel_type_name", type(value).__name__)
 
 

@@ -29,6 +29,7 @@ class Option:
     macros: tuple[Macro, ...] = ()
     homogeneous_literals: bool = False
     cross_type_comparisons: bool = False
+    literal_validators: bool = False  # cel.ASTValidators(duration, timestamp and regex literals)
 
 
 BASE: tuple[Option, ...] = (
@@ -39,7 +40,7 @@ BASE: tuple[Option, ...] = (
     Option(
         (1, 28), libraries=(("optional", None), ("k8s_quantity", None)), macros=OPTIONALS, cross_type_comparisons=True
     ),  # fmt: skip
-    Option((1, 29), libraries=(("strings", 2), ("sets", None))),
+    Option((1, 29), libraries=(("strings", 2), ("sets", None)), literal_validators=True),
     Option((1, 30), libraries=(("k8s_ip", None),)),
     Option((1, 31), libraries=(("k8s_format", None), ("k8s_authz", 1))),
     Option((1, 32), macros=TWO_VAR),
@@ -72,6 +73,7 @@ class Configuration:
     libraries: tuple[Library, ...]
     macros: tuple[Macro, ...]
     homogeneous_literals: bool
+    literal_validators: bool
 
 
 def configuration(version: Version, environment: str = "new") -> Configuration:
@@ -92,7 +94,8 @@ def configuration(version: Version, environment: str = "new") -> Configuration:
     for loaded in by_name.values():
         macros += loaded.macros
     homogeneous = any(o.homogeneous_literals for o in chosen)
-    return Configuration(tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous)
+    validators = any(o.literal_validators for o in chosen)
+    return Configuration(tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous, validators)
 
 
 def _standard_operators(cross_type: bool) -> Library:

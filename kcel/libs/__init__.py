@@ -56,6 +56,19 @@ class Overload:
     cost: RuntimeCost | None = None
     doc: str = ""
     estimate: EstimatedCost | None = None
+    constant_check: ConstantCheck | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConstantCheck:
+    """A check the planner runs on a literal argument (cel-go's regex precompilation).
+
+    When argument `position` (the receiver is 0) is a literal, `check(value)` runs once at plan
+    time; an exception fails the program ("program instantiation failed"), before any evaluation.
+    """
+
+    position: int
+    check: Callable[[Any], Any]
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,96 +4,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
-
-import re2
 
 from kcel.checker.types import INT, STRING, list_of
 from kcel.errors import EvalError
 from kcel.eval.sizes import actual_size
-from kcel.libs import CostRange, Library, Overload, SizeEstimate
-from kcel.parser.ast import Const, Expr
-from kcel.parser.macros import Expander, Macro, MacroError, NodeFactory
+from kcel.goregex import GoRegexError, compile_go_regex
+from kcel.libs import ConstantCheck, CostRange, Library, Overload, SizeEstimate
 from kcel.values import UINT64_MAX
 
-__all__ = ["LIBRARY", "GoRegexError", "compile_go_regex", "find", "find_all"]
+__all__ = ["LIBRARY", "find", "find_all"]
 
 _STRING_TRAVERSAL_FACTOR = 0.1  # common.StringTraversalCostFactor
 _REGEX_LENGTH_FACTOR = 0.25  # common.RegexStringLengthCostFactor
-
-
-# -- Go's regexp.Compile -----------------------------------------------------------------------
-
-
-class GoRegexError(ValueError):
-    """A pattern Go's regexp rejects; `str()` is Go's `error parsing regexp: <code>: `<expr>``."""
-
-
-# RE2 (C++) error code texts -> Go's regexp/syntax ErrorCode texts for the same failures.
-_GO_CODES = {
-    "unexpected error": "regexp/syntax: internal error",
-    "invalid escape sequence": "invalid escape sequence",
-    "invalid character class": "invalid character class",
-    "invalid character class range": "invalid character class range",
-    "missing ]": "missing closing ]",
-    "missing )": "missing closing )",
-    "unexpected )": "unexpected )",
-    "trailing \\": "trailing backslash at end of expression",
-    "no argument for repetition operator": "missing argument to repetition operator",
-    "invalid repetition size": "invalid repeat count",
-    "bad repetition operator": "invalid nested repetition operator",
-    "invalid perl operator": "invalid or unsupported Perl syntax",
-    "invalid UTF-8": "invalid UTF-8",
-    "invalid named capture group": "invalid named capture",
-}
-
-
-def _go_error(code: str, expr: str) -> GoRegexError:
-    return GoRegexError(f"error parsing regexp: {code}: `{expr}`")
-
-
-def _translate(error: re2.error, pattern: str) -> GoRegexError:
-    """RE2 reports `<code text>: <arg>` (bytes); Go names the same failures with its own words."""
-    raw = error.args[0] if error.args else b""
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-    code, _, arg = text.partition(": ")
-    if code in _GO_CODES:
-        return _go_error(_GO_CODES[code], arg)
-    if "too large" in text:
-        return _go_error("expression too large", pattern)
-    return _go_error(_GO_CODES["unexpected error"], pattern)
-
-
-def _has_any_byte_escape(pattern: str) -> bool:
-    """Whether the pattern uses `\\C` (any byte), which RE2 accepts and Go rejects; `\\Q...\\E` is literal."""
-    i = 0
-    while i < len(pattern) - 1:
-        if pattern[i] != "\\":
-            i += 1
-        elif pattern[i + 1] == "Q":
-            end = pattern.find("\\E", i + 2)
-            i = len(pattern) if end < 0 else end + 2
-        elif pattern[i + 1] == "C":
-            return True
-        else:
-            i += 2
-    return False
-
-
-@lru_cache(maxsize=512)
-def compile_go_regex(pattern: str) -> Any:
-    """Go's regexp.Compile through RE2, which shares its syntax; failures carry Go's error text.
-
-    >>> compile_go_regex("[0-9]+").search("abc 123").group()
-    '123'
-    """
-    if _has_any_byte_escape(pattern):
-        raise _go_error("invalid escape sequence", "\\C")
-    try:
-        return re2.compile(pattern)
-    except re2.error as err:
-        raise _translate(err, pattern) from None
 
 
 def _compile(pattern: str) -> Any:
@@ -166,44 +89,21 @@ def _estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
     return CostRange(_regex_cost(text.min, pattern.min), _regex_cost(text.max, pattern.max))
 
 
-# -- literal patterns --------------------------------------------------------------------------
-
-
-def _literal_pattern_check(f: NodeFactory, target: Expr | None, args: tuple[Expr, ...]) -> Expr | None:
-    """A literal pattern Go cannot compile fails before evaluation, as Kubernetes' regex optimisation does.
-
-    Kubernetes compiles `find`/`findAll` literal patterns when the program is created (cel-go's
-    OptimizeRegex), so a bad one rejects the expression up front. kcel has no separate program
-    creation step, so the check runs when the parser builds the call, which is left unexpanded.
-    """
-    pattern = args[0]
-    if target is not None and isinstance(pattern, Const) and isinstance(pattern.value, str):
-        try:
-            compile_go_regex(pattern.value)
-        except GoRegexError as err:
-            raise MacroError(str(err), pattern) from None
-    return None
-
-
-def _checker(function: str, count: int) -> Macro:
-    expander: Expander = _literal_pattern_check
-    return Macro(function, count, True, expander, f"rejects a {function}() pattern literal Go cannot compile")
-
-
-MACROS = (_checker("find", 1), _checker("findAll", 1), _checker("findAll", 2))
+# Kubernetes compiles literal patterns when the program is created (cel-go OptimizeRegex), so a bad
+# one fails the expression before any evaluation: "program instantiation failed".
+_PATTERN = ConstantCheck(1, compile_go_regex)
 
 
 LIBRARY = Library(
     "kubernetes.regex",
     overloads=(
         Overload("string_find_string", "find", (STRING, STRING), STRING, find, member=True, cost=_runtime_cost,
-                 doc="'abc 123'.find('[0-9]+') == '123'", estimate=_estimate),
+                 doc="'abc 123'.find('[0-9]+') == '123'", estimate=_estimate, constant_check=_PATTERN),
         Overload("string_find_all_string", "findAll", (STRING, STRING), list_of(STRING), find_all_string,
                  member=True, cost=_runtime_cost, doc="'123 abc 456'.findAll('[0-9]+') == ['123', '456']",
-                 estimate=_estimate),
+                 estimate=_estimate, constant_check=_PATTERN),
         Overload("string_find_all_string_int", "findAll", (STRING, STRING, INT), list_of(STRING), find_all,
                  member=True, cost=_runtime_cost, doc="'123 abc 456'.findAll('[0-9]+', 1) == ['123']",
-                 estimate=_estimate),
+                 estimate=_estimate, constant_check=_PATTERN),
     ),
-    macros=MACROS,
 )  # fmt: skip

@@ -9,10 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
-
-import re2
 
 from kcel.checker.types import (
     BOOL,
@@ -32,7 +29,8 @@ from kcel.errors import EvalError
 from kcel.eval.runtime import check_int
 from kcel.eval.runtime import type_of as runtime_type_of
 from kcel.eval.sizes import actual_size
-from kcel.libs import Library, Overload
+from kcel.goregex import GoRegexError, compile_go_regex
+from kcel.libs import ConstantCheck, Library, Overload
 from kcel.values import INT64_MAX, INT64_MIN, UINT64_MAX, Uint
 
 
@@ -59,13 +57,15 @@ def ends_with_string(s: str, suffix: str) -> bool:
     return s.endswith(suffix)
 
 
-@lru_cache(maxsize=512)
 def compile_regex(pattern: str) -> Any:
-    """RE2, as cel-go uses (Go's regexp is RE2 syntax); bad patterns are CEL errors."""
+    """Go's regexp (RE2 syntax), as cel-go uses; bad patterns are CEL errors with Go's text."""
     try:
-        return re2.compile(pattern)
-    except re2.error as err:
-        raise EvalError(f"error parsing regexp: {err}") from None
+        return compile_go_regex(pattern)
+    except GoRegexError as err:
+        raise EvalError(str(err)) from None
+
+
+_PATTERN = ConstantCheck(1, compile_go_regex)  # OptOptimize compiles a literal pattern with the program
 
 
 def matches_string(s: str, pattern: str) -> bool:
@@ -226,8 +226,19 @@ def _overloads() -> tuple[Overload, ...]:
         Overload("contains_string", "contains", (STRING, STRING), BOOL, contains_string, True, _contains_cost),
         Overload("starts_with_string", "startsWith", (STRING, STRING), BOOL, starts_with_string, True, _affix_cost),
         Overload("ends_with_string", "endsWith", (STRING, STRING), BOOL, ends_with_string, True, _affix_cost),
-        Overload("matches", "matches", (STRING, STRING), BOOL, matches_string, False, _matches_cost),
-        Overload("matches_string", "matches", (STRING, STRING), BOOL, matches_string, True, _matches_cost),
+        Overload(
+            "matches", "matches", (STRING, STRING), BOOL, matches_string, False, _matches_cost, constant_check=_PATTERN
+        ),
+        Overload(
+            "matches_string",
+            "matches",
+            (STRING, STRING),
+            BOOL,
+            matches_string,
+            True,
+            _matches_cost,
+            constant_check=_PATTERN,
+        ),
         # conversions
         Overload("int64_to_int64", "int", (INT,), INT, _identity),
         Overload("uint64_to_int64", "int", (UINT,), INT, uint64_to_int64),

@@ -14,8 +14,9 @@ import pytest
 
 import kcel
 from kcel.errors import CompileError, EvalError
+from kcel.goregex import GoRegexError, compile_go_regex
 from kcel.libs import CostRange, SizeEstimate
-from kcel.libs.k8s_regex import LIBRARY, GoRegexError, compile_go_regex, find, find_all
+from kcel.libs.k8s_regex import LIBRARY, find, find_all
 from kcel.parser import parse
 from kcel.parser.ast import Call, Const
 from kcel.values import UINT64_MAX
