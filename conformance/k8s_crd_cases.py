@@ -20,8 +20,9 @@ def crd_validation(case: Case) -> Outcome:
     schema = Schema.from_json(data["schema"])
     decl = schema_decl_type(schema, env.get("decl_type_is_resource_root", False))
     validator = Validator(
-        schema, is_resource_root=env.get("is_resource_root", False), per_call_limit=env["per_call_limit"], decl=decl
-    )
+        schema, is_resource_root=env.get("is_resource_root", False), per_call_limit=env["per_call_limit"], decl=decl,
+        rules_in_all_of_only=env.get("validator") == "validator",
+    )  # fmt: skip
     budget = env["cost_budget"]
     root = fe.Path.new(env["field_path_root"]) if env.get("field_path_root") else fe.Path()
     result = validator.validate(

@@ -109,6 +109,10 @@ class Timestamp:
     def __reduce__(self) -> tuple[type[Timestamp], tuple[int, int]]:
         return Timestamp, (self.nanos, self.offset)
 
+    def cel_is_zero(self) -> bool:
+        """Go's zero time.Time (0001-01-01T00:00:00Z), what `optional.ofNonZeroValue` tests."""
+        return self.nanos == MIN_UNIX_SECONDS * NANOS_PER_SECOND
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Timestamp):
             return self.nanos == other.nanos
@@ -185,6 +189,9 @@ class Duration:
 
     def __reduce__(self) -> tuple[type[Duration], tuple[int]]:
         return Duration, (self.nanos,)
+
+    def cel_is_zero(self) -> bool:
+        return self.nanos == 0
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Duration):

@@ -62,11 +62,33 @@ ERRORS = [
     ("dyn(1) + 1.0", "no such overload"),
     ("self.missing", "no such key: missing"), ("l[3]", "index out of bounds: 3"), ("l[-1]", "index out of bounds: -1"),
     ("m['z']", "no such key: z"), ("dyn('a') < 1", "no such overload"), ("dyn(x) ? 1 : 2", "no such overload"),
-    ("!dyn(x)", "no such overload"), ("int('x')", None), ("int(1e19)", None), ("uint(-1)", None),
-    ("string(b'\\xff')", None), ("{'a': 1, 'a': 2}", None), ("optional.none().value()", None),
+    ("!dyn(x)", "no such overload"), ("int(['x'][0])", None), ("int([1e19][0])", None), ("uint([-1][0])", None),
+    ("string([b'\\xff'][0])", None), ("{'a': 1, 'a': 2}", None), ("optional.none().value()", None),
     ("[1, 0].exists_one(i, 1 / i > 0)", "division by zero"), ("1 / 0 > 1 && true", "division by zero"),
-    ("size(dyn(1))", "no such overload"), ("'a'.matches('(')", None),
+    ("size(dyn(1))", "no such overload"), ("'a'.matches(['('][0])", "error parsing regexp: missing closing ): `(`"),
 ]  # fmt: skip
+
+# Conversions of literals are computed when the program is built (cel-go's OptOptimize), and literal
+# patterns compiled then: a bad one fails the program before evaluation, as "program instantiation failed".
+PLAN_ERRORS = [
+    ("int('x')", "type conversion error from 'string' to 'int'"), ("int(1e19)", "range error converting double to int"),
+    ("uint(-1)", "range error converting int to uint"),
+    ("'a'.matches('(')", "error parsing regexp: missing closing ): `(`"),
+    ("1 + int(dyn('x'))", "type conversion error from 'string' to 'int'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expr", "message"), PLAN_ERRORS)
+def test_plan_errors(expr: str, message: str) -> None:
+    with pytest.raises(kcel.PlanError) as info:
+        ENV.compile(expr)
+    assert str(info.value).startswith(message)
+
+
+def test_without_optimize_conversions_fail_when_evaluated() -> None:
+    program = kcel.Env(optimize=False).compile("int('x')")
+    with pytest.raises(kcel.EvalError, match="type conversion error"):
+        program.evaluate()
 
 
 @pytest.mark.parametrize(("expr", "message"), ERRORS)

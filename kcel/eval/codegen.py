@@ -40,6 +40,7 @@ from kcel.parser.ast import (
 )
 from kcel.values import TypeValue, Uint
 
+_SPILL_DEPTH = 20  # levels of nesting between temporaries (each level adds a few parentheses)
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z|-?[0-9][0-9.e+-]*\Z")
 _BINARY_HELPERS = {
     "_+_": "add", "_-_": "subtract", "_*_": "multiply", "_/_": "divide", "_%_": "modulo",
@@ -111,6 +112,8 @@ class CodeGen:
         self.bound: dict[int, str] = {}
         self.counter = 0
         self.pending = 0  # static cost not yet emitted as `_m.add(...)`
+        self.depth = 0  # nesting of gen() calls
+        self.uncharged = 0  # > 0 while generating what cel-go evaluates without charging (attribute qualifiers)
 
     # -- entry -------------------------------------------------------------------------------
 
@@ -141,7 +144,7 @@ class CodeGen:
         return self.bound[key]
 
     def cost(self, amount: int) -> None:
-        if self.metered:
+        if self.metered and not self.uncharged:
             self.pending += amount
 
     def flush(self) -> None:
@@ -158,7 +161,24 @@ class CodeGen:
     # -- dispatch on node kind ---------------------------------------------------------------
 
     def gen(self, node: Expr, tolerant: bool = False) -> str:
-        """Python expression for a node. `tolerant`: the caller accepts an error value."""
+        """Python expression for a node. `tolerant`: the caller accepts an error value.
+
+        Every few levels the text is stored in a temporary, so that deep CEL (250 levels are
+        allowed) never reaches Python's limit of 200 nested parentheses.
+        """
+        self.depth += 1
+        try:
+            text = self.gen_node(node, tolerant)
+        finally:
+            self.depth -= 1
+        if self.depth % _SPILL_DEPTH or _SIMPLE.match(text):
+            return text
+        name = self.temp()
+        self.flush()
+        self.w.line(f"{name} = {text}")
+        return name
+
+    def gen_node(self, node: Expr, tolerant: bool) -> str:
         if isinstance(node, Const):
             return self.const(node.value)
         if isinstance(node, Ident):
@@ -195,6 +215,16 @@ class CodeGen:
         if isinstance(node, CreateList) and not node.optional_indices:
             values = [self.constant(e) for e in node.elements]
             return (True, tuple(v for _, v in values)) if all(ok for ok, _ in values) else (False, None)
+        if isinstance(node, CreateMap) and node.entries and not any(e.optional for e in node.entries):
+            keys = [self.constant(e.key) for e in node.entries]
+            values = [self.constant(e.value) for e in node.entries]
+            if all(ok for ok, _ in keys + values):
+                try:  # a map literal that fails to build (a repeated key) is left to fail when evaluated
+                    return True, runtime.make_map_optional(
+                        [(k, v, False) for (_, k), (_, v) in zip(keys, values, strict=True)]
+                    )
+                except EvalError:
+                    return False, None
         if (
             isinstance(node, Call)
             and node.function in _TYPE_CONVERSIONS
@@ -306,6 +336,9 @@ class CodeGen:
         operand = self.gen(node.operand)
         self.cost(1 if self.is_attribute(node.operand) else 2)
         if access is not None:
+            t = self.types.get(node.operand.id)
+            if t is not None and t.name == "optional_type":  # `opt.field` stays optional (chained optionals)
+                return f"{self.bind(access.read_optional, '_opt')}({operand})"
             return f"{self.bind(access.read, '_get')}({operand})"
         if self.is_plain_data(node.operand):
             return f"{operand}[{node.field!r}]"
@@ -347,12 +380,17 @@ class CodeGen:
 
     # -- calls -------------------------------------------------------------------------------
 
-    def gen_args(self, nodes: Sequence[Expr]) -> list[str]:
-        """Arguments in order; earlier ones are spilled if a later one needs statements."""
+    def gen_args(self, nodes: Sequence[Expr], free: Expr | None = None) -> list[str]:
+        """Arguments in order; earlier ones are spilled if a later one needs statements.
+
+        `free`: an argument whose evaluation cel-go does not charge (an attribute used as an index).
+        """
         exprs: list[str] = []
         for node in nodes:
             mark = self.w.mark()
+            self.uncharged += node is free
             text = self.gen(node)
+            self.uncharged -= node is free
             if self.w.mark() != mark and any(not _SIMPLE.match(e) for e in exprs):
                 spills: list[str] = []
                 for i, previous in enumerate(exprs):
@@ -404,7 +442,11 @@ class CodeGen:
 
     def binary(self, node: Call) -> str:
         fn = node.function
-        left, right = self.gen_args(node.args)
+        # An index that is itself an attribute (`m[k]`, `m[self.key]`) becomes a qualifier of the
+        # indexed attribute in cel-go, and its own evaluation is not charged.
+        key = node.args[1]
+        qualifier = fn in ("_[_]", "_[?_]") and not isinstance(key, Const) and self.is_attribute(key)
+        left, right = self.gen_args(node.args, free=key if qualifier else None)
         helper = _BINARY_HELPERS[fn]
         inline = self.static_operator(node, left, right)
         if inline is not None:

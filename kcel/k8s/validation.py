@@ -233,12 +233,16 @@ class Validator:
         environment: str = "stored",
         per_call_limit: int = PER_CALL_LIMIT,
         decl: DeclType | None = None,
+        rules_in_all_of_only: bool = False,
     ) -> None:
+        """`rules_in_all_of_only`: also build when the only rules sit under `allOf` (upstream's internal
+        `validator()`; `NewValidator`, which the API server uses, finds no rules there)."""
         self.schema = schema
         self.per_call_limit = per_call_limit
         envs = RuleEnvironments(k8s_version, environment)
         root_decl = decl if decl is not None else schema_decl_type(schema, is_resource_root)
-        self.root = _build(schema, schema, is_resource_root, root_decl, envs) if has_validations(schema) else None
+        build = rules_in_all_of_only or has_validations(schema)
+        self.root = _build(schema, schema, is_resource_root, root_decl, envs) if build else None
 
     def compiled(self) -> Iterator[tuple[Schema, CompiledRule]]:
         """Every compiled rule with the schema node it belongs to."""

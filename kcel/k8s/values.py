@@ -50,11 +50,16 @@ def field_reader(field: DeclField) -> Convert:
 
 @cache
 def field_tester(field: DeclField) -> Convert:
-    """`has(obj.<field>)`: present and not null."""
-    key = field.key
+    """`has(obj.<field>)`: present and not null; data that does not match the schema is an error here too."""
+    key, convert = field.key, converter(field.type)
 
     def present(obj: Any) -> bool:
-        return (obj.get(key) if obj.__class__ is dict else _get(obj, key)) is not None
+        value = obj.get(key) if obj.__class__ is dict else _get(obj, key)
+        if value is None:
+            return False
+        if convert is not None:
+            convert(value)
+        return True
 
     return present
 
@@ -245,8 +250,12 @@ def _map_converter(decl: DeclType) -> Convert:
     elem = decl.elem
     values = _element_converter(elem)
 
+    nullable = elem.schema is not None and elem.schema.nullable
+
     def convert_map(value: Any) -> Any:
         _check_object(value)
+        if not nullable and None in value.values():
+            _null(elem)
         if values is None:
             return value
         return {k: v if v is None else values(v) for k, v in value.items()}
@@ -270,11 +279,14 @@ def _list_converter(decl: DeclType) -> Convert:
 
         return invalid
     items = _element_converter(decl.elem)
+    elem = decl.elem
+    nullable = elem.schema is not None and elem.schema.nullable
 
     def convert_list(value: Any) -> Any:
-        if value.__class__ is not list:
-            if not isinstance(value, (list, tuple)):
-                raise EvalError("invalid data, expected an array for the provided schema with type=array")
+        if value.__class__ is not list and not isinstance(value, (list, tuple)):
+            raise EvalError("invalid data, expected an array for the provided schema with type=array")
+        if not nullable and None in value:
+            _null(elem)  # upstream fails when the item is read; kcel when the list is
         elements = value if items is None else [v if v is None else items(v) for v in value]
         if list_type == "set":
             return SetList(elements)

@@ -387,7 +387,7 @@ def _xtext_scientific(x: float, width: int) -> str:
         mantissa, _, exponent_text = format(abs(x), ".6e").partition("e")
         exponent = int(exponent_text)
         power = ("\u207b" if exponent < 0 else "") + f"{abs(exponent):02d}".translate(_SUPERSCRIPT)
-        text = f"{sign}{mantissa}\u202f\u00d7\u202f10{power}"
+        text = f"{sign}{mantissa}\u00d710{power}"  # as the x/text Kubernetes vendors prints it
     return text.rjust(width & 0xFFFF)
 
 
