@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import kcel
-from conformance import k8s_correlation_cases, k8s_crd_cases, k8s_field_cases
+from conformance import k8s_correlation_cases, k8s_crd_cases, k8s_field_cases, k8s_schema_cases
 from conformance.outcome import Case, Outcome, SkipList, Unsupported
 from kcel.env import load_library
 from kcel.k8s.environment import DEFAULT_COMPATIBILITY, LATEST, configuration, parse_version
@@ -22,10 +22,6 @@ from kcel.values import NONE, Optional, Uint
 # Kinds this runner does not run yet, and the issue that brings them.
 PENDING_KINDS = {
     "crd_estimated_cost": "CRD cost estimation (issue 8)", "call_result_size_estimate": "cost estimation (issue 8)",
-    "schema_decl_type": "schema types (issue 6)", "schema_decl_types": "schema types (issue 6)",
-    "schema_max_elements": "schema size estimates (issue 8)", "unstructured_equality": "schema-typed values (issue 6)",
-    "unstructured_list": "schema-typed values (issue 6)", "unstructured_map": "schema-typed values (issue 6)",
-    "with_type_and_object_meta": "schema types (issue 6)",
 }  # fmt: skip
 
 # Library names as the cases write them -> (kcel library module key, version or None).
@@ -229,6 +225,7 @@ RUNNERS: dict[str, Callable[[Case], Outcome]] = {
     "eval": _eval, "cost": _eval, "env_compatibility": _env_compatibility,
     "library_function_names": _library_function_names,
     **k8s_field_cases.RUNNERS, **k8s_correlation_cases.RUNNERS, **k8s_crd_cases.RUNNERS,
+    **k8s_schema_cases.RUNNERS,
 }  # fmt: skip
 
 

@@ -28,6 +28,7 @@ from kcel.k8s.fieldpath import FieldPathError, valid_field_path
 from kcel.k8s.maplist import MapListIndex
 from kcel.k8s.schema import Schema, ValidationRule
 from kcel.k8s.values import convert
+from kcel.libs import Library
 from kcel.values import NONE, Optional
 
 PER_CALL_LIMIT = 1_000_000  # k8s.io/apiserver pkg/apis/cel/config.go PerCallLimit
@@ -63,9 +64,15 @@ class CompiledRule:
 class RuleEnvironments:
     """The CEL environments rules compile in: Kubernetes' base environment plus `self` and `oldSelf`."""
 
-    def __init__(self, k8s_version: str | None = None, environment: str = "stored") -> None:
+    def __init__(
+        self, k8s_version: str | None = None, environment: str = "stored", extra: Sequence[Library] = ()
+    ) -> None:
+        """`extra`: libraries added to Kubernetes' own (an embedding API server's additions)."""
         version = k8s_version or ".".join(map(str, DEFAULT_COMPATIBILITY))
         self.base = Env(k8s_version=version, environment=environment)
+        if extra:
+            libraries = [*self.base.libraries, *extra]
+            self.base = Env(k8s_version=version, environment=environment, libraries=libraries)
 
     def for_type(self, self_type: DeclType, optional_old_self: bool) -> Env:
         cel = self_type.cel
