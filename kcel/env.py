@@ -86,7 +86,8 @@ class Env:
 
             version = parse_version(k8s_version)
             config = configuration(version, environment)
-            keyword_field_names = version >= (1, 31)  # upstream SetRecognizeKeywordAsFieldName
+            # upstream SetRecognizeKeywordAsFieldName; stored expressions get every option
+            keyword_field_names = version >= (1, 31) or environment == "stored"
             literal_validators = config.literal_validators
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
