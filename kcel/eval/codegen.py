@@ -173,10 +173,7 @@ class CodeGen:
             self.depth -= 1
         if self.depth % _SPILL_DEPTH or _SIMPLE.match(text):
             return text
-        name = self.temp()
-        self.flush()
-        self.w.line(f"{name} = {text}")
-        return name
+        return self.spill(text)
 
     def gen_node(self, node: Expr, tolerant: bool) -> str:
         if isinstance(node, Const):
@@ -344,6 +341,13 @@ class CodeGen:
             return f"{operand}[{node.field!r}]"
         return f"_select({operand}, {node.field!r})"
 
+    def spill(self, text: str) -> str:
+        """Evaluate `text` now, into a temporary, and return the temporary's name."""
+        name = self.temp()
+        self.flush()
+        self.w.line(f"{name} = {text}")
+        return name
+
     def schema_object(self, node: Expr) -> Any:
         """The schema type (kcel.k8s.decltypes.DeclType) of a node the checker typed as a schema object."""
         t = self.types.get(node.id)
@@ -504,8 +508,18 @@ class CodeGen:
             overloads = [o for o in overloads if o.id in chosen] or overloads
         self.check_constants(overloads, args)
         # The checker fixed the overload: call it without runtime dispatch.
-        if len(chosen) == 1 and len(overloads) == 1 and not self.metered and self.statically_typed(args):
-            return f"{self.bind(overloads[0].impl, '_f')}({', '.join(texts)})"
+        if len(chosen) == 1 and len(overloads) == 1 and self.statically_typed(args):
+            overload = overloads[0]
+            call = f"{self.bind(overload.impl, '_f')}({', '.join(texts)})"
+            if not self.metered:
+                return call
+            if overload.cost is None:  # cel-go's default: 1 per call
+                self.cost(1)
+                return call
+            # The cost depends on the arguments: evaluate them once, into temporaries.
+            values = [t if _SIMPLE.match(t) else self.spill(t) for t in texts]
+            call = f"{self.bind(overload.impl, '_f')}({', '.join(values)})"
+            return f"_charge(_m, {self.bind(overload.cost, '_cost')}, {call}, ({', '.join(values)},))"
         if not overloads:
             message = f"no matching overload for '{function}'" if self.decls.overloads(function) else "unbound function"
             return f"_raise({self.bind(EvalError(message))})"

@@ -562,6 +562,12 @@ def _type_name(value: Any) -> str:
     return getattr(value, "cel_type_name", type(value).__name__)
 
 
+def charge(meter: Any, cost: Any, result: Any, args: tuple[Any, ...]) -> Any:
+    """Metered code: add a statically chosen overload's cost (which depends on its arguments and result)."""
+    meter.add(cost(args, result))
+    return result
+
+
 def type_of(value: Any) -> TypeValue:
     return TypeValue(_type_name(value))
 
@@ -577,6 +583,6 @@ EXPORTED = {"raise": raise_error} | {
         "size", "iterate", "iterate_pairs", "map_insert", "map_insert_entry", "optional_select",
         "optional_index",
         "type_of", "cel_equals", "in_set", "list_with_optionals", "make_map_optional", "optional_missing",
-        "require_optional", "Lazy", "force", "UNBOUND", "PYTHON_TIME", "from_python_time",
+        "require_optional", "Lazy", "force", "UNBOUND", "PYTHON_TIME", "from_python_time", "charge",
     )
 }  # fmt: skip

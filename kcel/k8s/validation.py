@@ -354,9 +354,11 @@ class _Run:
     ) -> int:
         if node.items is None:
             return budget
-        old_items = MapListIndex(node.schema, old)  # only map lists correlate items with old ones
+        # Only map lists correlate items with old ones.
+        old_items = MapListIndex(node.schema, old) if old and node.schema.list_type == "map" else None
         for i, item in enumerate(obj):
-            budget = self.validate(node.items, path.index(i), item, old_items.get(item), ratchet.index(i), budget)
+            old_item = old_items.get(item) if old_items is not None else None
+            budget = self.validate(node.items, path.index(i), item, old_item, ratchet.index(i), budget)
             if budget < 0:
                 return budget
         return budget
