@@ -150,6 +150,8 @@ class _Node:
     is_resource_root: bool
     rules: list[CompiledRule]
     compile_error: str | None = None
+    value_decl: DeclType | None = None  # the type `self` is read with (a resource root's includes its metadata)
+    uses_old_self: bool = False  # some rule here is a transition rule
     items: _Node | None = None
     properties: dict[str, _Node] = field(default_factory=dict)
     additional: _Node | None = None
@@ -165,7 +167,9 @@ def _build(
     except ValueError as err:
         rules, compile_error = [], str(err)
     elem = decl.elem if decl is not None else None
-    node = _Node(node_schema, decl, is_resource_root, rules, compile_error)
+    value_decl = schema_decl_type(with_type_and_object_meta(node_schema)) or decl if is_resource_root else decl
+    uses_old_self = any(r.uses_old_self for r in rules)
+    node = _Node(node_schema, decl, is_resource_root, rules, compile_error, value_decl, uses_old_self)
     if rules_schema.items is not None and node_schema.items is not None:
         items = node_schema.items
         node.items = _build(rules_schema.items, items, items.embedded_resource, elem, envs)
@@ -375,12 +379,10 @@ class _Run:
         if budget <= 0:
             self.errors.append(fe.invalid(path, schema_type, OUT_OF_BUDGET))
             return -1
-        decl = node.decl
+        decl = node.value_decl
         assert decl is not None
-        if node.is_resource_root:
-            decl = schema_decl_type(with_type_and_object_meta(node.schema), False) or decl
-        this = _lazy_value(obj, decl)
-        previous = _lazy_value(old, decl) if old is not None else None
+        this = _value(obj, decl)
+        previous = _value(old, decl) if old is not None and node.uses_old_self else None
         for compiled in node.rules:
             rule = compiled.rule
             if compiled.error is not None:
@@ -392,9 +394,9 @@ class _Run:
             if compiled.uses_old_self and previous is None and not optional_old_self:
                 continue  # a transition rule runs only where an old value correlates
             # oldSelf is bound only where an old value correlates; optionalOldSelf rules get an optional.
-            activation: dict[str, Any] = {"self": this()}
+            activation: dict[str, Any] = {"self": this}
             if previous is not None:
-                activation["oldSelf"] = previous()
+                activation["oldSelf"] = previous
             rule_activation = activation
             if optional_old_self:
                 held = NONE if previous is None else Optional(activation["oldSelf"])
@@ -469,19 +471,12 @@ def _message_text(message: Any, error: EvalError | None) -> tuple[str | None, st
     return trimmed, None
 
 
-def _lazy_value(data: Any, decl: DeclType) -> Callable[[], Any]:
-    """The CEL value of a node's data, converted once and only if a rule reads it."""
-    cache: list[Any] = []
-
-    def value() -> Any:
-        if not cache:
-            try:
-                cache.append(convert(data, decl))
-            except EvalError as err:
-                cache.append(_Broken(err))
-        return cache[0]
-
-    return value
+def _value(data: Any, decl: DeclType) -> Any:
+    """The CEL value of a node's data; data that does not fit the schema is kept as its error."""
+    try:
+        return convert(data, decl)
+    except EvalError as err:
+        return _Broken(err)
 
 
 @dataclass(frozen=True)
@@ -493,7 +488,7 @@ class _Broken:
 
 def _evaluate(program: Program, activation: dict[str, Any], limit: int) -> tuple[Any, EvalError | None, int]:
     for value in activation.values():
-        if isinstance(value, _Broken):
+        if value.__class__ is _Broken:
             return None, value.error, 0
     try:
         result, cost = program.evaluate_with_cost(activation, cost_limit=limit)

@@ -29,7 +29,7 @@ from kcel.errors import EvalError
 from kcel.eval.runtime import check_int
 from kcel.eval.runtime import type_of as runtime_type_of
 from kcel.eval.sizes import actual_size
-from kcel.goregex import GoRegexError, compile_go_regex
+from kcel.goregex import GoRegexError, compile_go_regex, search_matches
 from kcel.libs import ConstantCheck, Library, Overload
 from kcel.values import INT64_MAX, INT64_MIN, UINT64_MAX, Uint
 
@@ -69,7 +69,7 @@ _PATTERN = ConstantCheck(1, compile_go_regex)  # OptOptimize compiles a literal 
 
 
 def matches_string(s: str, pattern: str) -> bool:
-    return compile_regex(pattern).search(s) is not None
+    return search_matches(compile_regex(pattern), s)
 
 
 def _contains_cost(args: Sequence[Any], result: Any) -> int:

@@ -1,0 +1,128 @@
+"""`python -m conformance crds [DIR]`: real CRDs and their object cases (the shared `crds/` corpus).
+
+Each CRD version gives one outcome: its rules compile and type-check and `validate_crd` reports nothing, as
+the API server accepted it. Each case of a project's `cases.json` gives one outcome: `validate_object` yields
+the errors upstream expects. kcel runs only the CEL rules, so a case whose expected error comes from OpenAPI
+schema validation (`celMessage` false) is skipped with that reason, never passed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conformance.outcome import Outcome, SkipList
+from kcel.k8s.crd import CRD, count_rules, load_crds, validate_crd, validate_object
+
+SCHEMA_ONLY = (
+    "expected error comes from OpenAPI schema validation (required, enum, pattern, ...), which kcel does not run"
+)
+UNKNOWN_ORIGIN = "expected error is not known to come from a CEL rule (celMessage null)"
+REJECTED_ONLY = "upstream asserts only a rejection and kcel's CEL rules find nothing: it must come from the schema"
+
+
+def run_directory(directory: Path, skips: SkipList) -> dict[str, list[Outcome]]:
+    """Outcomes per project folder (those with an `index.json`), in name order."""
+    return {
+        project.name: run_project(project, skips)
+        for project in sorted(directory.iterdir())
+        if (project / "index.json").is_file()
+    }
+
+
+def run_project(project: Path, skips: SkipList) -> list[Outcome]:
+    index = json.loads((project / "index.json").read_text(encoding="utf-8"))
+    files = _Files(project)
+    outcomes = [o for entry in index["crds"] for o in _version_outcomes(project.name, entry, files, skips)]
+    cases = project / "cases.json"
+    if cases.is_file():
+        for case in json.loads(cases.read_text(encoding="utf-8")):
+            outcomes.append(_case_outcome(f"{project.name}/{case['id']}", case, files, skips))
+    return outcomes
+
+
+class _Files:
+    """CRD files of a project, each read once (validators compiled for one case are reused by the next)."""
+
+    def __init__(self, project: Path) -> None:
+        self.project = project
+        self.loaded: dict[str, list[CRD]] = {}
+
+    def crds(self, file: str) -> list[CRD]:
+        if file not in self.loaded:
+            self.loaded[file] = load_crds(self.project / file)
+        return self.loaded[file]
+
+    def crd(self, file: str, name: str | None = None, group: str | None = None) -> CRD:
+        for crd in self.crds(file):
+            if (name is None or crd.name == name) and (group is None or crd.group == group):
+                return crd
+        raise LookupError(f"{file}: no CRD {name or group}")
+
+
+def _version_outcomes(project: str, entry: dict[str, Any], files: _Files, skips: SkipList) -> list[Outcome]:
+    ids = [f"{project}/{entry['name']}/{version['name']}" for version in entry["versions"]]
+    try:
+        crd = files.crd(entry["file"], entry["name"])
+        errors = validate_crd(crd)
+    except Exception as err:  # a load error or a kcel crash fails every version of the CRD
+        return [_outcome(case_id, [f"{type(err).__name__}: {err}"], skips) for case_id in ids]
+    outcomes = []
+    for i, (case_id, expected) in enumerate(zip(ids, entry["versions"], strict=True)):
+        rules = count_rules(crd.schema_of(crd.version(expected["name"])))
+        problems = [] if rules == expected["rules"] else [f"read {rules} rules, index.json has {expected['rules']}"]
+        problems += [str(e) for e in errors if _about_version(str(e.field), i)]
+        outcomes.append(_outcome(case_id, problems, skips))
+    return outcomes
+
+
+def _about_version(path: str, index: int) -> bool:
+    """Errors under `spec.versions[j]` concern version j; those under `spec.validation` concern all."""
+    return not path.startswith("spec.versions[") or path.startswith(f"spec.versions[{index}]")
+
+
+def _outcome(case_id: str, problems: list[str], skips: SkipList) -> Outcome:
+    reason = skips.reason(case_id)
+    if reason is not None:
+        return Outcome(case_id, "skipped", reason)
+    return Outcome(case_id, "failed", "; ".join(problems)) if problems else Outcome(case_id, "passed")
+
+
+def _case_outcome(case_id: str, case: dict[str, Any], files: _Files, skips: SkipList) -> Outcome:
+    expect = case["expect"]
+    origins = case.get("celMessage") or []
+    reason = skips.reason(case_id)
+    if reason is None and expect != "valid":
+        reason = SCHEMA_ONLY if False in origins else UNKNOWN_ORIGIN if None in origins else None
+    if reason is not None:
+        return Outcome(case_id, "skipped", reason)
+    try:
+        message = _run_case(case, files)
+    except Exception as err:  # a kcel crash is a failure of this case, not of the run
+        return Outcome(case_id, "failed", f"{type(err).__name__}: {err}")
+    note = f" (case note: {case['uncertain']})" if case.get("uncertain") else ""
+    if expect == "valid":
+        return (
+            Outcome(case_id, "failed", f"expected valid, got: {message}{note}")
+            if message
+            else Outcome(case_id, "passed")
+        )
+    wanted = expect["errors"]
+    if not wanted:
+        return Outcome(case_id, "passed") if message else Outcome(case_id, "skipped", REJECTED_ONLY)
+    missing = [text for text in wanted if text not in message]
+    if missing:
+        return Outcome(case_id, "failed", f"expected {missing} in: {message or '(no errors)'}{note}")
+    return Outcome(case_id, "passed")
+
+
+def _run_case(case: dict[str, Any], files: _Files) -> str:
+    """The 422 message kcel's CEL rules give for a case ("" if none)."""
+    obj = case["object"]
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    crd = files.crd(case["crd"], group=group or None)
+    if "apiVersion" not in obj:
+        obj = {**obj, "apiVersion": f"{crd.group}/{case['version']}"}
+    old = case.get("oldObject") if case["operation"] == "UPDATE" else None
+    return validate_object(crd, obj, old, subresource=case.get("subresource")).message
