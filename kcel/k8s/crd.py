@@ -28,6 +28,8 @@ from kcel.k8s.validation import CompiledRule, RuleEnvironments, Validator, compi
 
 API_GROUP = "apiextensions.k8s.io"
 SUPPORTED_REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
+# Go's strings.TrimSpace (unicode.IsSpace); Python's str.strip() would also drop U+001C..U+001F.
+GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 
 # --- the model -------------------------------------------------------------------------------------------
 
@@ -271,7 +273,8 @@ class CostLimits(Protocol):
 
     Upstream forbids a rule or messageExpression whose estimated cost exceeds 10,000,000 and a schema whose
     total exceeds 100,000,000; an implementation returns those Forbidden errors. `validate_crd` calls
-    `expression` right where upstream checks each compiled expression and `total` once per schema.
+    `expression` right where upstream checks each compiled expression and `total` once per schema. (On update
+    upstream skips the per-expression limit for versions whose schema is unchanged.)
     """
 
     def expression(self, path: fe.Path, compiled: CompiledRule, schema: Schema, message: bool) -> list[fe.FieldError]:
@@ -319,11 +322,12 @@ def internal_schemas(crd: CRD) -> list[tuple[fe.Path, Schema]]:
     if crd.api_version.endswith("/v1") and raw and all(r == raw[0] for r in raw):
         schema = crd.versions[0].schema
         return [(spec.child("validation", "openAPIV3Schema"), schema)] if schema is not None else []
-    found = [(spec.child("validation", "openAPIV3Schema"), crd.validation)] if crd.validation is not None else []
-    for i, version in enumerate(crd.versions):
-        if version.schema is not None:
-            found.append((spec.child("versions").index(i).child("schema", "openAPIV3Schema"), version.schema))
-    return found
+    found = [
+        (spec.child("versions").index(i).child("schema", "openAPIV3Schema"), version.schema)
+        for i, version in enumerate(crd.versions)
+        if version.schema is not None
+    ]  # upstream checks the versions first, then spec.validation
+    return found + ([(spec.child("validation", "openAPIV3Schema"), crd.validation)] if crd.validation else [])
 
 
 @dataclass(frozen=True)
@@ -559,7 +563,7 @@ class _SchemaCheck:
 def _rule_field_errors(rule: ValidationRule, schema: Schema, path: fe.Path) -> list[fe.FieldError]:
     """The checks of one rule's fields that need no compilation (upstream's "schema errors")."""
     errors = []
-    rule_text, message = rule.rule.strip(), (rule.message or "").strip()
+    rule_text, message = rule.rule.strip(GO_SPACE), (rule.message or "").strip(GO_SPACE)
     if not rule_text:
         errors.append(fe.required(path.child("rule"), "rule is not specified"))
     elif rule.message and not message:
@@ -568,12 +572,12 @@ def _rule_field_errors(rule: ValidationRule, schema: Schema, path: fe.Path) -> l
         errors.append(fe.invalid(path.child("message"), rule.message, "must not contain line breaks"))
     elif _has_line_breaks(rule_text) and not message:
         errors.append(fe.required(path.child("message"), "message must be specified if rule contains line breaks"))
-    if rule.message_expression and not rule.message_expression.strip():
+    if rule.message_expression and not rule.message_expression.strip(GO_SPACE):
         errors.append(fe.required(path.child("messageExpression"), "messageExpression must be non-empty if specified"))
     if rule.reason is not None and rule.reason not in SUPPORTED_REASONS:
         errors.append(fe.not_supported(path.child("reason"), rule.reason, SUPPORTED_REASONS))
     field_path = rule.field_path or ""
-    if field_path and not field_path.strip():
+    if field_path and not field_path.strip(GO_SPACE):
         errors.append(fe.invalid(path.child("fieldPath"), field_path, "must be non-empty if specified"))
     if _has_line_breaks(field_path):
         errors.append(fe.invalid(path.child("fieldPath"), field_path, "must not contain line breaks"))
