@@ -1,4 +1,4 @@
-"""`python -m conformance cel-spec [DIR]`: run a suite, print a line per file and the totals."""
+"""`python -m conformance cel-spec|k8s-cases|crds [DIR]`: run a suite, print a line per file and the totals."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from conformance import celspec, k8scases
+from conformance import celspec, crds, k8scases
 from conformance.outcome import Outcome, SkipList
 
 HERE = Path(__file__).resolve().parent
@@ -16,6 +16,7 @@ SHARED = HERE.parent.parent / "shared"
 SUITES = {
     "cel-spec": (SHARED / "conformance" / "cel-spec", HERE / "celspec_skips.txt"),
     "k8s-cases": (SHARED / "k8s-cases", HERE / "k8scases_skips.txt"),
+    "crds": (SHARED / "crds", HERE / "crds_skips.txt"),
 }
 
 
@@ -38,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.suite == "cel-spec":
         for case in celspec.load(directory):
             outcomes[case.file].append(celspec.run(case, args.stage, skips))
+    elif args.suite == "crds":
+        outcomes.update(crds.run_directory(directory, skips))
     else:
         for k8s_case in k8scases.load(directory):
             outcomes[k8s_case.file].append(k8scases.run(k8s_case, skips))

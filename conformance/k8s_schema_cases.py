@@ -12,7 +12,7 @@ from kcel.k8s import decltypes
 from kcel.k8s.decltypes import DeclType, assign_type_name, object_type_names
 from kcel.k8s.decltypes import with_type_and_object_meta as with_meta
 from kcel.k8s.schema import Schema
-from kcel.k8s.values import convert, equality
+from kcel.k8s.values import convert
 
 
 def _decl(data: Any, root: bool = False) -> DeclType:
@@ -100,7 +100,7 @@ def with_type_and_object_meta(case: Case) -> Outcome:
 def unstructured_equality(case: Case) -> Outcome:
     lhs, rhs, expect = case.data["inputs"]["lhs"], case.data["inputs"]["rhs"], case.data["expect"]
     left, right = _value(lhs["value"], lhs["schema"]), _value(rhs["value"], rhs["schema"])
-    both_ways = (equality(_decl(lhs["schema"]))(left, right), equality(_decl(rhs["schema"]))(right, left))
+    both_ways = (_decl(lhs["schema"]).equals(left, right), _decl(rhs["schema"]).equals(right, left))
     ok = both_ways == (expect["equal"], expect["equal"])
     return _result(case, [] if ok else [f"lhs == rhs, rhs == lhs: {both_ways}"])
 
@@ -108,7 +108,7 @@ def unstructured_equality(case: Case) -> Outcome:
 def unstructured_list(case: Case) -> Outcome:
     inputs, expect = case.data["inputs"], case.data["expect"]
     items = _value(inputs["list"], inputs["schema"])
-    item_equals = equality(_decl(inputs["item_schema"]))
+    item_equals = _decl(inputs["item_schema"]).equals
     problems = []
     if runtime.size(items) != expect["size"]:
         problems.append(f"size {runtime.size(items)}")

@@ -67,6 +67,10 @@ def _has_any_byte_escape(pattern: str) -> bool:
     return False
 
 
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False  # RE2 would print every rejected pattern to stderr; the error is reported instead
+
+
 @lru_cache(maxsize=512)
 def compile_go_regex(pattern: str) -> Any:
     """Go's regexp.Compile through RE2, which shares its syntax; failures carry Go's error text.
@@ -77,7 +81,7 @@ def compile_go_regex(pattern: str) -> Any:
     if _has_any_byte_escape(pattern):
         raise _go_error("invalid escape sequence", "\\C")
     try:
-        return re2.compile(pattern)
+        return re2.compile(pattern, _OPTIONS)
     except re2.error as err:
         raise _translate(err, pattern) from None
 

@@ -362,7 +362,7 @@ class CodeGen:
 
     def schema_equals(self, node: Call, left: str, right: str) -> str:
         """`==`/`!=` with a schema object on the left: unknown fields and nulls compare as Kubernetes does."""
-        equals = self.bind(self.schema_object(node.args[0]).equality(), "_eq")
+        equals = self.bind(self.schema_object(node.args[0]).equals, "_eq")
         if self.metered:
             self.namespace.setdefault("_metered", _metered_module())
             text = f"_metered.equals_by(_m, {equals}, {left}, {right})"

@@ -41,7 +41,7 @@ class CRDVersion:
     name: str
     served: bool
     storage: bool
-    schema: Schema | None
+    schema: Schema | None = field(repr=False)
     status_subresource: bool = False
     raw_schema: Any = field(default=None, repr=False)  # `schema` as written: identical ones move to spec.validation
 
@@ -56,7 +56,7 @@ class CRD:
     plural: str
     scope: str
     versions: tuple[CRDVersion, ...]
-    validation: Schema | None = None
+    validation: Schema | None = field(default=None, repr=False)
     api_version: str = f"{API_GROUP}/v1"
     source: str = ""  # `<file>: document <n>`, for messages
     _validators: dict[str, Validator] = field(default_factory=dict, repr=False)
@@ -97,6 +97,23 @@ class _Loader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoa
 
 for _tag in ("timestamp", "value"):  # `=` is YAML 1.1's value key; go-yaml reads it as the string "="
     _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _Loader.construct_yaml_str)
+
+
+def _json_keys(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[str, Any]:
+    """Mappings with JSON's string keys: YAML keys such as `on`, `null` or `80` become "true", "null", "80"."""
+    mapping: dict[Any, Any] = loader.construct_mapping(node)
+    if all(isinstance(key, str) for key in mapping):
+        return mapping
+    return {_json_key(key): value for key, value in mapping.items()}
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, bool) or key is None:
+        return json.dumps(key)
+    return str(key)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _json_keys)
 
 
 def load_crds(source: str | os.PathLike[str]) -> list[CRD]:
@@ -147,7 +164,9 @@ def _documents(name: str, text: str) -> list[Any]:
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark is not None else name
-        problem = " ".join(p for p in (err.context, err.problem) if p)
+        problem = err.problem or err.context or "cannot parse"
+        if err.context and err.problem and err.context_mark is not None:
+            problem += f" ({err.context} at line {err.context_mark.line + 1}, column {err.context_mark.column + 1})"
         raise CRDLoadError(f"{where}: invalid YAML: {problem}") from None
     except yaml.YAMLError as err:
         raise CRDLoadError(f"{name}: invalid YAML: {err}") from None
@@ -247,7 +266,9 @@ class _Fields:
         return self.mapping(key) if self.data.get(key) is not None else None
 
     def items(self, key: str) -> list[tuple[int, Any]]:
-        value = self.data.get(key) or []
+        value = self.data.get(key)
+        if value is None:
+            return []
         if not isinstance(value, list):
             raise self.error(key, "must be an array")
         return list(enumerate(value))
@@ -509,28 +530,23 @@ class _SchemaCheck:
             message = f"internal error: failed to construct type information for x-kubernetes-validations rules: {err}"
             self.errors.cel.append(fe.internal_error(path, message))
             return
-        if info is None:
-            self.errors.cel.append(
-                fe.internal_error(
-                    path, "internal error: failed to retrieve type information for x-kubernetes-validations"
-                )
-            )
+        assert info is not None  # a node with rules is always in a rule's scope
+        schema, decl = info
+        if decl is None:  # cel.Compile's own error
+            self.errors.cel.append(fe.internal_error(path, "failed to convert to declType for CEL validation rules"))
             return
-        try:
-            results = self.compile_all(*info)
-        except ValueError as err:  # no declType for a node with rules
-            self.errors.cel.append(fe.internal_error(path, str(err)))
-            return
-        for i, compiled in enumerate(results):
-            self.errors.cel += self.compiled_errors(compiled, info[0], path.index(i), uncorrelatable)
+        for i, compiled in enumerate(self.compile_all(schema, decl)):
+            self.errors.cel += self.compiled_errors(compiled, schema, path.index(i), uncorrelatable)
 
-    def compile_all(self, schema: Schema, decl: DeclType | None) -> list[CompiledRule]:
-        """Each rule in its environment, with its messageExpression compiled in its own one."""
+    def compile_all(self, schema: Schema, decl: DeclType) -> list[CompiledRule]:
+        """Each rule in its environment, with its messageExpression compiled in its own one (upstream compiles
+        the messageExpression only after the rule compiled)."""
         results = []
         for rule in schema.validations:
             compiled = compile_rules(schema, decl, self.envs.for_rule(rule.rule), [rule])[0]
             message_envs = self.envs.for_message(rule.message_expression or "")
-            if rule.message_expression and message_envs is not self.envs.for_rule(rule.rule):
+            mixed = message_envs is not self.envs.for_rule(rule.rule)
+            if rule.message_expression and mixed and compiled.error is None:
                 alone = compile_rules(
                     schema, decl, message_envs, [ValidationRule("true", message_expression=rule.message_expression)]
                 )[0]

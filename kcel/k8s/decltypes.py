@@ -38,7 +38,7 @@ class FieldAccess:
     read_optional: Callable[[Any], Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DeclField:
     """An object property visible to CEL: `name` is the escaped name rules use, `key` the data key."""
 
@@ -48,6 +48,12 @@ class DeclField:
     required: bool = False
     enum: tuple[Any, ...] | None = None
     default: Any = None
+
+    @cached_property
+    def access(self) -> FieldAccess:
+        from kcel.k8s import values
+
+        return FieldAccess(values.field_reader(self), values.field_tester(self), values.optional_field_reader(self))
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,18 +98,22 @@ class DeclType:
 
     def field_access(self, name: str, keywords: bool = False) -> FieldAccess | None:
         """How generated code reads, tests (`has`) and optionally reads (`.?`) a field from JSON data."""
+        found = self.field(name, keywords)
+        return found.access if found is not None else None
+
+    @cached_property
+    def converter(self) -> Callable[[Any], Any] | None:
+        """JSON data (not null) to its CEL value; None when the data is used as it is (kcel.k8s.values)."""
         from kcel.k8s import values
 
-        found = self.field(name, keywords)
-        if found is None:
-            return None
-        return FieldAccess(values.field_reader(found), values.field_tester(found), values.optional_field_reader(found))
+        return values.make_converter(self)
 
-    def equality(self) -> Callable[[Any, Any], bool]:
+    @cached_property
+    def equals(self) -> Callable[[Any, Any], bool]:
         """`==` with a value of this type on the left (objects compare by their schema)."""
         from kcel.k8s import values
 
-        return values.equality(self)
+        return values.make_equality(self)
 
     @property
     def is_object(self) -> bool:

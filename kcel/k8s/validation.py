@@ -22,7 +22,7 @@ from kcel.eval.program import Program
 from kcel.k8s import field as fe
 from kcel.k8s.correlation import CorrelatedObject
 from kcel.k8s.decltypes import DeclType, assign_type_name, schema_decl_type, with_type_and_object_meta
-from kcel.k8s.environment import DEFAULT_COMPATIBILITY
+from kcel.k8s.environment import DEFAULT_COMPATIBILITY, parse_version
 from kcel.k8s.escaping import escape
 from kcel.k8s.fieldpath import FieldPathError, valid_field_path
 from kcel.k8s.maplist import MapListIndex
@@ -250,6 +250,8 @@ class Validator:
         `validator()`; `NewValidator`, which the API server uses, finds no rules there)."""
         self.schema = schema
         self.per_call_limit = per_call_limit
+        # Before 1.35 the API server showed the schema type as the bad value of every rule failure.
+        self.types_as_values = parse_version(k8s_version) < (1, 35) if k8s_version else False
         envs = RuleEnvironments(k8s_version, environment)
         root_decl = decl if decl is not None else schema_decl_type(schema, is_resource_root)
         build = rules_in_all_of_only or has_validations(schema)
@@ -276,7 +278,7 @@ class Validator:
         ratcheting: bool = True,
     ) -> ValidationResult:
         """Run every rule over `obj` (and `old`, for an update); errors as the API server reports them."""
-        run = _Run(self.per_call_limit)
+        run = _Run(self.per_call_limit, self.types_as_values)
         correlation = _Ratchet(CorrelatedObject(obj, old, self.schema) if ratcheting and old is not None else None)
         remaining = run.validate(self.root, path or fe.Path(), obj, old, correlation, budget)
         return ValidationResult(run.errors, run.warnings, run.log, remaining)
@@ -311,8 +313,9 @@ class _Ratchet:
 class _Run:
     """One validation: collects errors and warnings; methods return the remaining budget (< 0: stop)."""
 
-    def __init__(self, per_call_limit: int) -> None:
+    def __init__(self, per_call_limit: int, types_as_values: bool = False) -> None:
         self.per_call_limit = per_call_limit
+        self.types_as_values = types_as_values
         self.errors: list[fe.FieldError] = []
         self.warnings: list[str] = []
         self.log: list[str] = []
@@ -450,7 +453,10 @@ class _Run:
                 self.log.append(problem)  # upstream only logs these, and falls back to the message
         if detail is None:
             detail = rule.message.strip() if rule.message else f"failed rule: {_rule_text(rule)}"
-        value = fe.OMIT if node.schema.type in ("object", "array") else obj
+        if self.types_as_values:
+            value = node.schema.type
+        else:
+            value = fe.OMIT if node.schema.type in ("object", "array") else obj
         add(_error_for_reason(error_path, value, detail, rule.reason))
         return budget
 

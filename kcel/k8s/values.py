@@ -12,7 +12,6 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Mapping
-from functools import cache
 from typing import Any
 
 from kcel.errors import EvalError
@@ -34,10 +33,9 @@ def no_such_key(name: str) -> EvalError:
 # -- field access ------------------------------------------------------------------------------
 
 
-@cache
 def field_reader(field: DeclField) -> Convert:
     """`obj.<field>` for an object of a schema type: absent and null properties are both missing."""
-    key, convert = field.key, converter(field.type)
+    key, convert = field.key, field.type.converter
 
     def read(obj: Any) -> Any:
         value = obj.get(key) if obj.__class__ is dict else _get(obj, key)
@@ -48,10 +46,9 @@ def field_reader(field: DeclField) -> Convert:
     return read
 
 
-@cache
 def field_tester(field: DeclField) -> Convert:
     """`has(obj.<field>)`: present and not null; data that does not match the schema is an error here too."""
-    key, convert = field.key, converter(field.type)
+    key, convert = field.key, field.type.converter
 
     def present(obj: Any) -> bool:
         value = obj.get(key) if obj.__class__ is dict else _get(obj, key)
@@ -64,7 +61,6 @@ def field_tester(field: DeclField) -> Convert:
     return present
 
 
-@cache
 def optional_field_reader(field: DeclField) -> Convert:
     """`obj.?<field>`: `optional.none()` for an absent or null property."""
     read, present = field_reader(field), field_tester(field)
@@ -90,15 +86,14 @@ def _get(obj: Any, key: str) -> Any:
 
 def convert(value: Any, decl: DeclType) -> Any:
     """The CEL value of JSON data of a schema type (what `self` is at a schema node)."""
-    conversion = converter(decl)
+    conversion = decl.converter
     if value is None:
         return _null(decl)
     return value if conversion is None else conversion(value)
 
 
-@cache
-def converter(decl: DeclType) -> Convert | None:
-    """A function from non-null JSON data to its CEL value; None when the data is used as it is."""
+def make_converter(decl: DeclType) -> Convert | None:
+    """Non-null JSON data to its CEL value; None when the data is used as it is. DeclType.converter caches it."""
     kind = decl.kind
     if kind in _SCALAR_CHECKS:
         return _SCALAR_CHECKS[kind]
@@ -265,7 +260,7 @@ def _map_converter(decl: DeclType) -> Convert:
 
 def _element_converter(elem: DeclType) -> Convert | None:
     """Conversion of list items and map values; strings, ints, bools and objects are used as they are."""
-    return None if elem.kind in ("string", "int", "bool", "object", "dyn") else converter(elem)
+    return None if elem.kind in ("string", "int", "bool", "object", "dyn") else elem.converter
 
 
 def _list_converter(decl: DeclType) -> Convert:
@@ -359,7 +354,7 @@ class MapList(TypedList):
             return False
         keys = self._keys()
         mine = {_map_key(item, keys): item for item in self}
-        item_equals = equality(self.decl.elem) if self.decl.elem is not None else cel_equals
+        item_equals = self.decl.elem.equals if self.decl.elem is not None else cel_equals
         seen = set()
         for item in other:
             key = _map_key(item, keys)
@@ -385,9 +380,8 @@ class MapList(TypedList):
 # -- equality with a schema ----------------------------------------------------------------------
 
 
-@cache
-def equality(decl: DeclType) -> Callable[[Any, Any], bool]:
-    """`a == b` where `a` has the schema type `decl` (upstream `unstructuredMap.Equal`)."""
+def make_equality(decl: DeclType) -> Callable[[Any, Any], bool]:
+    """`a == b` where `a` has the schema type `decl` (upstream `unstructuredMap.Equal`); DeclType.equals caches it."""
     if decl.kind != "object":
         return cel_equals
 
@@ -405,7 +399,7 @@ def equality(decl: DeclType) -> Callable[[Any, Any], bool]:
             mine, theirs = a.get(key), b.get(key)
             if (mine is None) != (theirs is None):
                 return False
-            if mine is not None and not equality(field.type)(_read(field, mine), _read(field, theirs)):
+            if mine is not None and not field.type.equals(_read(field, mine), _read(field, theirs)):
                 return False
         return True
 
@@ -413,5 +407,5 @@ def equality(decl: DeclType) -> Callable[[Any, Any], bool]:
 
 
 def _read(field: DeclField, value: Any) -> Any:
-    conversion = converter(field.type)
+    conversion = field.type.converter
     return value if conversion is None else conversion(value)
