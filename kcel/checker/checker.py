@@ -267,7 +267,7 @@ class _Checker:
         if result is None:
             receiver = arg_types[0] if member else None
             shown = arg_types[1:] if member else arg_types
-            return self.error(node, errors.no_matching_overload(node.function, shown, receiver))
+            return self.error(node, errors.no_matching_overload(function, shown, receiver))
         self.chosen[node.id] = tuple(found)
         return result
 
