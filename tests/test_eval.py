@@ -184,7 +184,8 @@ def test_programs_are_shared_safely_between_threads() -> None:
 def test_generated_source_is_visible_and_named() -> None:
     program = ENV.compile("x + 1")
     assert program.python_source.startswith("def _kcel_eval(")
-    assert program._fast.function.__code__.co_filename.startswith("<kcel:")
+    program.evaluate({"x": 1})  # the Python function is compiled on first use
+    assert program._fast is not None and program._fast.__code__.co_filename.startswith("<kcel:")
 
 
 def test_optional_values_are_python_objects() -> None:

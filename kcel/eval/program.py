@@ -46,12 +46,23 @@ class Program:
     declarations: Declarations
     checked: Checked | None = None
     optimize: bool = True
-    _fast: CompiledFunction = field(init=False, repr=False)
+    _plan: Plan = field(init=False, repr=False)
+    _fast: Callable[..., Any] | None = field(init=False, repr=False, default=None)
     _metered: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
 
     def __post_init__(self) -> None:
+        # Planning happens now, so that a program that cannot be built fails here (PlanError); turning the
+        # generated source into a Python function waits for the first evaluation: it is half the compile
+        # time, and a CRD validator, which only runs the metered variant, never needs it.
         plan = CodeGen(self.parsed, self.declarations, False, self.checked, self.optimize).plan()
-        object.__setattr__(self, "_fast", _compile(plan, "fast"))
+        object.__setattr__(self, "_plan", plan)
+
+    def _fast_function(self) -> Callable[..., Any]:
+        function = self._fast
+        if function is None:  # a race only compiles it twice
+            function = _compile(self._plan, "fast").function
+            object.__setattr__(self, "_fast", function)
+        return function
 
     @property
     def output_type(self) -> CelType:
@@ -61,7 +72,7 @@ class Program:
     @property
     def python_source(self) -> str:
         """The generated Python function (the unmetered variant)."""
-        return self._fast.plan.source
+        return self._plan.source
 
     @property
     def metered_source(self) -> str:
@@ -78,7 +89,7 @@ class Program:
         if cost_limit is not None:
             return self.evaluate_with_cost(activation, cost_limit)[0]
         try:
-            return self._fast.function(activation or _EMPTY, None)
+            return (self._fast or self._fast_function())(activation or _EMPTY, None)
         except (KeyError, TypeError) as err:
             raise as_eval_error(err) from None
 
@@ -101,7 +112,7 @@ class Program:
     @property
     def variables(self) -> frozenset[str]:
         """The declared variables the expression reads (its references, as cel-go's checked AST has them)."""
-        return self._fast.plan.variables
+        return self._plan.variables
 
 
 _EMPTY: Mapping[str, Any] = {}
