@@ -1,4 +1,4 @@
-"""The `kcel` command: evaluate and parse CEL expressions from the shell."""
+"""The `kcel` command: evaluate and parse CEL expressions, check CRDs and validate custom resources."""
 
 from __future__ import annotations
 
@@ -38,12 +38,34 @@ def main(argv: list[str] | None = None) -> int:
     parse_cmd.add_argument("expression")
     parse_cmd.add_argument("--dump", action="store_true", help="print the AST with node ids")
 
+    check = commands.add_parser(
+        "check",
+        help="check CRDs as the API server does on create: every x-kubernetes-validations rule compiles",
+        description="Example: kcel check examples/widget-crd.yaml",
+    )
+    check.add_argument("crds", nargs="+", metavar="CRD.yaml")
+    check.add_argument("--output", "-o", choices=("text", "json"), default="text")
+
+    validate = commands.add_parser(
+        "validate",
+        help="run a CRD's validation rules over custom resources (CEL rules only, for now)",
+        description="Example: kcel validate --crd examples/widget-crd.yaml examples/widget.yaml",
+    )
+    validate.add_argument("files", nargs="+", metavar="OBJECT.yaml")
+    validate.add_argument("--crd", action="append", required=True, metavar="CRD.yaml", help="CRD file (repeatable)")
+    validate.add_argument("--old", metavar="OLD.yaml", help="the object before the update (validates an update)")
+    validate.add_argument("--output", "-o", choices=("text", "json"), default="text")
+
     args = parser.parse_args(argv)
     try:
         if args.command == "parse":
             parsed = parse(args.expression)
             print(dump(parsed) if args.dump else unparse(parsed))
             return 0
+        if args.command == "check":
+            return _check(args)
+        if args.command == "validate":
+            return _validate(args)
         return _evaluate(args)
     except CompileError as err:
         print(err, file=sys.stderr)
@@ -73,6 +95,84 @@ def _evaluate(args: argparse.Namespace) -> int:
         if args.cost:
             print(f"cost: {cost}")
     return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    """CRD create checks; exit 1 when any CRD would be rejected."""
+    from kcel.k8s import field
+    from kcel.k8s.crd import validate_crd
+
+    reports = []
+    for crd in _crds(args.crds):
+        errors = validate_crd(crd)
+        rules = sum(1 for version in crd.versions for _ in crd.validator(version).compiled())
+        message = field.invalid_status_message("CustomResourceDefinition.apiextensions.k8s.io", crd.name, errors)
+        reports.append({"crd": crd.name, "rules": rules, "valid": not errors, "errors": [e.cause() for e in errors]})
+        if args.output == "text":
+            print(message if errors else f"{crd.name}: {rules} rules compile")
+    if args.output == "json":
+        print(json.dumps(reports, indent=2))
+    return 0 if all(r["valid"] for r in reports) else 1
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """Each document of each file against the CRD its apiVersion and kind name; exit 1 if any is invalid."""
+    from kcel.k8s.crd import validate_object
+
+    crds = {(crd.group, crd.kind): crd for crd in _crds(args.crd)}
+    old = _load(Path(args.old)) if args.old else None
+    reports: list[dict[str, Any]] = []
+    problems = 0
+    for path in args.files:
+        for index, obj in enumerate(_documents(Path(path))):
+            where = f"{path}: document {index}"
+            group = str(obj.get("apiVersion", "")).rpartition("/")[0] if isinstance(obj, dict) else ""
+            crd = crds.get((group, obj.get("kind"))) if isinstance(obj, dict) else None
+            if crd is None:
+                problems += 1
+                reports.append({"file": where, "error": "no CRD given for this apiVersion and kind"})
+                print(f"{where}: no CRD given for this apiVersion and kind", file=sys.stderr)
+                continue
+            try:
+                result = validate_object(crd, obj, old)
+            except ValueError as err:
+                problems += 1
+                reports.append({"file": where, "error": str(err)})
+                print(f"{where}: {err}", file=sys.stderr)
+                continue
+            problems += bool(result.errors)
+            reports.append({"file": where, "valid": not result.errors, "message": result.message,
+                            "errors": [e.cause() for e in result.errors], "warnings": result.warnings})  # fmt: skip
+            if args.output == "text":
+                print(f"{where}: {result.message}" if result.errors else f"{where}: valid")
+                for warning in result.warnings:
+                    print(f"{where}: warning: {warning}")
+    if args.output == "json":
+        print(json.dumps(reports, indent=2))
+    return 1 if problems else 0
+
+
+def _crds(paths: list[str]) -> list[Any]:
+    from kcel.k8s.crd import CRDLoadError, load_crds
+
+    crds = []
+    for path in paths:
+        try:
+            crds += load_crds(Path(path))
+        except (CRDLoadError, OSError) as err:
+            raise _UsageError(str(err)) from None
+    return crds
+
+
+def _documents(path: Path) -> list[Any]:
+    import yaml
+
+    try:
+        return [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d is not None]
+    except OSError as err:
+        raise _UsageError(f"cannot read {path}: {err.strerror}") from None
+    except yaml.YAMLError as err:
+        raise _UsageError(f"{path} is not valid JSON or YAML: {err}") from None
 
 
 def _variables(pairs: list[str], files: list[str]) -> dict[str, Any]:
