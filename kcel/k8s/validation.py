@@ -290,7 +290,6 @@ class _Ratchet:
 
     current: CorrelatedObject | None = None
     parent: CorrelatedObject | None = None
-    enabled: bool = True
 
     def should_ratchet(self) -> bool:
         if self.current is not None:
