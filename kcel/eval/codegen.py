@@ -58,11 +58,11 @@ _INLINE_OPERATORS: dict[str, tuple[str, bool]] = {
     "add_double": ("({} + {})", False), "subtract_double": ("({} - {})", False),
     "multiply_double": ("({} * {})", False), "add_string": ("({} + {})", True),
 }  # fmt: skip
-# Functions whose runtime cost is not 1: metered programs call the costed variant (kcel.eval.metered).
 # cel-go's IsTypeConversionFunction: with a constant argument these are folded when planning.
 _TYPE_CONVERSIONS = frozenset(
     {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"}
 )
+# Functions whose runtime cost is not 1: metered programs call the costed variant (kcel.eval.metered).
 _SIZED_OPERATORS = frozenset({"_+_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
 
 
@@ -510,15 +510,13 @@ class CodeGen:
         # The checker fixed the overload: call it without runtime dispatch.
         if len(chosen) == 1 and len(overloads) == 1 and self.statically_typed(args):
             overload = overloads[0]
-            call = f"{self.bind(overload.impl, '_f')}({', '.join(texts)})"
-            if not self.metered:
-                return call
-            if overload.cost is None:  # cel-go's default: 1 per call
+            impl = self.bind(overload.impl, "_f")
+            if not self.metered or overload.cost is None:  # unmetered, or cel-go's default cost of 1
                 self.cost(1)
-                return call
+                return f"{impl}({', '.join(texts)})"
             # The cost depends on the arguments: evaluate them once, into temporaries.
             values = [t if _SIMPLE.match(t) else self.spill(t) for t in texts]
-            call = f"{self.bind(overload.impl, '_f')}({', '.join(values)})"
+            call = f"{impl}({', '.join(values)})"
             return f"_charge(_m, {self.bind(overload.cost, '_cost')}, {call}, ({', '.join(values)},))"
         if not overloads:
             message = f"no matching overload for '{function}'" if self.decls.overloads(function) else "unbound function"

@@ -156,10 +156,7 @@ def _list_type(schema: Schema) -> DeclType | None:
     items = schema_decl_type(schema.items, schema.items.embedded_resource)
     if items is None:
         return None
-    if schema.max_items is not None:
-        max_items = max(schema.max_items, 0)
-    else:
-        max_items = (MAX_REQUEST_SIZE_BYTES - 2) // (items.min_size + 1)
+    max_items = _declared_or(schema.max_items, (MAX_REQUEST_SIZE_BYTES - 2) // (items.min_size + 1))
     return DeclType("list", schema, max_items, 2, elem=items)
 
 
@@ -169,10 +166,8 @@ def _object_or_map_type(schema: Schema) -> DeclType | None:
         values = schema_decl_type(additional, additional.embedded_resource)
         if values is None:
             return None
-        if schema.max_properties is not None:
-            max_properties = max(schema.max_properties, 0)
-        else:
-            max_properties = (MAX_REQUEST_SIZE_BYTES - 2) // (values.min_size + 6)
+        # each entry takes at least its value, two quotes, a colon, a comma and a one-byte key
+        max_properties = _declared_or(schema.max_properties, (MAX_REQUEST_SIZE_BYTES - 2) // (values.min_size + 6))
         return DeclType("map", schema, max_properties, 2, elem=values)
     fields: dict[str, DeclField] = {}
     required = set(schema.required)
@@ -193,8 +188,7 @@ def _object_or_map_type(schema: Schema) -> DeclType | None:
 def _string_type(schema: Schema) -> DeclType:
     fmt = schema.format
     if fmt == "byte":
-        size = max(schema.max_length, 0) if schema.max_length is not None else MAX_REQUEST_SIZE_BYTES - 2
-        return DeclType("bytes", schema, size, MIN_STRING_SIZE)
+        return DeclType("bytes", schema, _declared_or(schema.max_length, MAX_REQUEST_SIZE_BYTES - 2), MIN_STRING_SIZE)
     if fmt == "duration":
         return DeclType("duration", schema, MAX_DURATION_SIZE_JSON, MIN_DURATION_SIZE_JSON)
     if fmt == "date":
@@ -208,6 +202,11 @@ def _string_type(schema: Schema) -> DeclType:
     else:
         size = MAX_REQUEST_SIZE_BYTES - 2
     return DeclType("string", schema, size, MIN_STRING_SIZE)
+
+
+def _declared_or(declared: int | None, estimate: int) -> int:
+    """A declared maxItems/maxProperties/maxLength (negative counts as 0), else what fits in a request."""
+    return max(declared, 0) if declared is not None else estimate
 
 
 def _max_from_length(schema: Schema) -> int:

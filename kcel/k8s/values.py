@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -189,23 +190,19 @@ def _date_time(value: Any) -> Timestamp:
     if text == "":
         return Timestamp(0)
     match = _DATE_TIME.fullmatch(text)
-    try:
-        if match is None:
-            raise EvalError("not a date-time")
+    if match is not None:
         date, clock, zone = match.groups()
-        return Timestamp.parse(f"{date}T{clock}{(zone or 'Z').upper()}")
-    except EvalError:
-        raise EvalError(f'Invalid date-time formatted string {text}: parsing time "{text}" as a date-time') from None
+        with contextlib.suppress(EvalError):  # e.g. a month 13: reported below, as for any other text
+            return Timestamp.parse(f"{date}T{clock}{(zone or 'Z').upper()}")
+    raise EvalError(f'Invalid date-time formatted string {text}: parsing time "{text}" as a date-time')
 
 
 def _date(value: Any) -> Timestamp:
     text = _string(value)
-    try:
-        if _DATE.fullmatch(text) is None:
-            raise EvalError("not a date")
-        return Timestamp.parse(f"{text}T00:00:00Z")
-    except EvalError:
-        raise EvalError(f'Invalid date formatted string {text}: parsing time "{text}" as "2006-01-02"') from None
+    if _DATE.fullmatch(text) is not None:
+        with contextlib.suppress(EvalError):
+            return Timestamp.parse(f"{text}T00:00:00Z")
+    raise EvalError(f'Invalid date formatted string {text}: parsing time "{text}" as "2006-01-02"')
 
 
 def _duration(value: Any) -> Duration:
