@@ -100,12 +100,12 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     """CRD create checks; exit 1 when any CRD would be rejected."""
     from kcel.k8s import field
-    from kcel.k8s.crd import validate_crd
+    from kcel.k8s.crd import count_rules, validate_crd
 
     reports = []
     for crd in _crds(args.crds):
         errors = validate_crd(crd)
-        rules = sum(1 for version in crd.versions for _ in crd.validator(version).compiled())
+        rules = sum(count_rules(crd.schema_of(version)) for version in crd.versions)
         message = field.invalid_status_message("CustomResourceDefinition.apiextensions.k8s.io", crd.name, errors)
         reports.append({"crd": crd.name, "rules": rules, "valid": not errors, "errors": [e.cause() for e in errors]})
         if args.output == "text":
@@ -120,11 +120,11 @@ def _validate(args: argparse.Namespace) -> int:
     from kcel.k8s.crd import validate_object
 
     crds = {(crd.group, crd.kind): crd for crd in _crds(args.crd)}
-    old = _load(Path(args.old)) if args.old else None
+    old = next(iter(_documents(args.old)), None) if args.old else None
     reports: list[dict[str, Any]] = []
     problems = 0
     for path in args.files:
-        for index, obj in enumerate(_documents(Path(path))):
+        for index, obj in enumerate(_documents(path)):
             where = f"{path}: document {index}"
             group = str(obj.get("apiVersion", "")).rpartition("/")[0] if isinstance(obj, dict) else ""
             crd = crds.get((group, obj.get("kind"))) if isinstance(obj, dict) else None
@@ -155,24 +155,20 @@ def _validate(args: argparse.Namespace) -> int:
 def _crds(paths: list[str]) -> list[Any]:
     from kcel.k8s.crd import CRDLoadError, load_crds
 
-    crds = []
-    for path in paths:
-        try:
-            crds += load_crds(Path(path))
-        except (CRDLoadError, OSError) as err:
-            raise _UsageError(str(err)) from None
-    return crds
+    try:
+        return [crd for path in paths for crd in load_crds(Path(path))]
+    except CRDLoadError as err:
+        raise _UsageError(str(err)) from None
 
 
-def _documents(path: Path) -> list[Any]:
-    import yaml
+def _documents(path: str) -> list[Any]:
+    """Manifests decoded as the API server decodes them (timestamps stay strings, keys are strings)."""
+    from kcel.k8s.crd import CRDLoadError, load_documents
 
     try:
-        return [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d is not None]
-    except OSError as err:
-        raise _UsageError(f"cannot read {path}: {err.strerror}") from None
-    except yaml.YAMLError as err:
-        raise _UsageError(f"{path} is not valid JSON or YAML: {err}") from None
+        return load_documents(Path(path))
+    except CRDLoadError as err:
+        raise _UsageError(str(err)) from None
 
 
 def _variables(pairs: list[str], files: list[str]) -> dict[str, Any]:

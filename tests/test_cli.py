@@ -54,3 +54,19 @@ def test_unknown_kinds_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "no CRD given for this apiVersion and kind" in capsys.readouterr().err
     assert main(["check", str(tmp_path / "missing.yaml")]) == 2
     assert "missing.yaml" in capsys.readouterr().err
+
+
+def test_manifests_are_decoded_as_the_api_server_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An unquoted date stays a string (YAML 1.1 would make it a date), as sigs.k8s.io/yaml leaves it."""
+    crd = tmp_path / "crd.yaml"
+    text = Path(CRD).read_text()
+    text = text.replace("mode: {type: string, enum: [Fast, Safe]}", "since: {type: string}")
+    text = text.replace('rule: "self.mode == oldSelf.mode"', "rule: \"self.since.startsWith('2024')\"")
+    crd.write_text(text.replace("message: mode is immutable", "message: since must be in 2024"))
+    widget = tmp_path / "widget.yaml"
+    widget.write_text(Path(WIDGET).read_text().replace("mode: Safe", "since: 2023-01-01"))
+    assert main(["validate", "--crd", str(crd), str(widget), "-o", "json"]) == 1
+    (report,) = json.loads(capsys.readouterr().out)
+    messages = [e["message"] for e in report["errors"]]
+    assert "Invalid value: since must be in 2024" in messages
+    assert not any("invalid data" in m for m in messages)

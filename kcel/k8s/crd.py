@@ -144,6 +144,15 @@ def load_crds(source: str | os.PathLike[str]) -> list[CRD]:
     return crds
 
 
+def load_documents(source: str | os.PathLike[str]) -> list[Any]:
+    """Every document of a YAML/JSON file (or text), decoded as the API server decodes manifests.
+
+    Raises:
+        CRDLoadError: the file cannot be read or parsed; the message names the file, line and column.
+    """
+    return [document for document in _documents(*_read_source(source)) if document is not None]
+
+
 def _read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
     if isinstance(source, str) and ("\n" in source or not os.path.isfile(source)):
         return "<text>", source
