@@ -185,19 +185,16 @@ def _variables(pairs: list[str], files: list[str]) -> dict[str, Any]:
         name, sep, path = pair.partition("=")
         if not sep:
             raise _UsageError(f"--file takes NAME=PATH, got {pair!r}")
-        variables[name] = _load(Path(path))
+        variables[name] = _load(path)
     return variables
 
 
-def _load(path: Path) -> Any:
-    import yaml
-
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise _UsageError(f"cannot read {path}: {err.strerror}") from None
-    except yaml.YAMLError as err:
-        raise _UsageError(f"{path} is not valid JSON or YAML: {err}") from None
+def _load(path: str) -> Any:
+    """A variable's value from a file holding one JSON/YAML document."""
+    documents = _documents(path)
+    if len(documents) != 1:
+        raise _UsageError(f"{path} holds {len(documents)} documents; a variable takes exactly one")
+    return documents[0]
 
 
 def _cel_text(value: Any) -> str:
