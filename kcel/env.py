@@ -59,6 +59,11 @@ def default_libraries() -> list[Library]:
     return libraries
 
 
+def _declared_types(variables: Mapping[str, str | CelType]) -> dict[str, CelType]:
+    """Declarations as CEL type strings (`"map(string, int)"`) or CelTypes, as CelTypes."""
+    return {name: parse_type(t) if isinstance(t, str) else t for name, t in variables.items()}
+
+
 class Env:
     """Variables (name -> CEL type), libraries and a container, ready to compile expressions.
 
@@ -92,9 +97,7 @@ class Env:
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
             homogeneous_literals = config.homogeneous_literals
-        self.variables: dict[str, CelType] = {
-            name: parse_type(t) if isinstance(t, str) else t for name, t in (variables or {}).items()
-        }
+        self.variables: dict[str, CelType] = _declared_types(variables or {})
         self.container = container
         self.keyword_field_names = keyword_field_names
         self.literal_validators = literal_validators
@@ -114,10 +117,7 @@ class Env:
     def extend(self, variables: Mapping[str, str | CelType]) -> Env:
         """This environment with more variables declared; libraries and options are shared, not rebuilt."""
         clone = copy.copy(self)
-        clone.variables = {
-            **self.variables,
-            **{n: parse_type(t) if isinstance(t, str) else t for n, t in variables.items()},
-        }
+        clone.variables = {**self.variables, **_declared_types(variables)}
         return clone
 
     # Declarations, as the planner asks for them.
