@@ -123,11 +123,9 @@ def _env_compatibility(case: Case) -> Outcome:
             libraries[library.name] = library  # a later version of the library replaces an earlier one
     bindings = {name: _variable(value) for name, value in case.data["inputs"]["variables"].items()}
     try:
-        env = kcel.Env(k8s_version=version, environment=environment)
-        if libraries:
-            env = kcel.Env(
-                k8s_version=version, environment=environment, libraries=[*env.libraries, *libraries.values()]
-            )
+        base = configuration(parse_version(version), environment).libraries
+        everything = [*base, *libraries.values()] if libraries else None
+        env = kcel.Env(k8s_version=version, environment=environment, libraries=everything)
         valid = env.extend(variables).compile(case.data["expression"]).evaluate(bindings) is True
     except kcel.CelError:
         valid = False

@@ -22,7 +22,7 @@ from kcel.eval.program import Program
 from kcel.k8s import field as fe
 from kcel.k8s.correlation import CorrelatedObject
 from kcel.k8s.decltypes import DeclType, assign_type_name, schema_decl_type, with_type_and_object_meta
-from kcel.k8s.environment import DEFAULT_COMPATIBILITY, parse_version
+from kcel.k8s.environment import DEFAULT_COMPATIBILITY, configuration, parse_version
 from kcel.k8s.escaping import escape
 from kcel.k8s.fieldpath import FieldPathError, valid_field_path
 from kcel.k8s.maplist import MapListIndex
@@ -69,10 +69,8 @@ class RuleEnvironments:
     ) -> None:
         """`extra`: libraries added to Kubernetes' own (an embedding API server's additions)."""
         version = k8s_version or ".".join(map(str, DEFAULT_COMPATIBILITY))
-        self.base = Env(k8s_version=version, environment=environment)
-        if extra:
-            libraries = [*self.base.libraries, *extra]
-            self.base = Env(k8s_version=version, environment=environment, libraries=libraries)
+        libraries = [*configuration(parse_version(version), environment).libraries, *extra] if extra else None
+        self.base = Env(k8s_version=version, environment=environment, libraries=libraries)
 
     def for_type(self, self_type: DeclType, optional_old_self: bool) -> Env:
         cel = self_type.cel

@@ -156,12 +156,15 @@ _SCALAR_CHECKS: dict[str, Convert] = {
 }
 
 
+_GO_TYPES = {
+    str: "string", bool: "bool", int: "int64", float: "float64",
+    dict: "map[string]interface {}", list: "[]interface {}",
+}  # fmt: skip
+
+
 def _go_type(value: Any) -> str:
     """How Go's `%T` names a decoded JSON value."""
-    return {
-        str: "string", bool: "bool", int: "int64", float: "float64", dict: "map[string]interface {}",
-        list: "[]interface {}",
-    }.get(type(value), type(value).__name__)  # fmt: skip
+    return _GO_TYPES.get(type(value), type(value).__name__)
 
 
 # -- string formats (kube-openapi strfmt) ------------------------------------------------------
