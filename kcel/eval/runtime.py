@@ -8,7 +8,7 @@ knows the types, the planner calls the specialised functions directly instead.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -334,7 +334,7 @@ def _list_position(key: Any) -> int:
     tk = type(key)
     if tk is int or tk is Uint or (tk is float and key.is_integer()):
         return int(key)
-    raise EvalError(f"unsupported index type '{_type_name(key)}' in list")
+    raise EvalError(f"unsupported index type '{type_name(key)}' in list")
 
 
 def _key_text(key: Any) -> str:
@@ -352,7 +352,7 @@ def select(obj: Any, field: str) -> Any:
             raise EvalError(f"no such key: {field}") from None
     if type(obj) is Optional:
         return optional_select(obj, field)
-    raise EvalError(f"type '{_type_name(obj)}' does not support field selection")
+    raise EvalError(f"type '{type_name(obj)}' does not support field selection")
 
 
 def has_field(obj: Any, field: str) -> bool:
@@ -360,7 +360,7 @@ def has_field(obj: Any, field: str) -> bool:
         return field in obj
     if type(obj) is Optional:
         return obj.has_value() and has_field(obj.value, field)
-    raise EvalError(f"type '{_type_name(obj)}' does not support field selection")
+    raise EvalError(f"type '{type_name(obj)}' does not support field selection")
 
 
 def in_container(item: Any, container: Any) -> bool:
@@ -382,7 +382,7 @@ def iterate(value: Any) -> Any:
     """What a one-variable comprehension ranges over: list elements or map keys."""
     if _is_list(value) or isinstance(value, Mapping):
         return value
-    raise EvalError(f"expression of type '{_type_name(value)}' cannot be range of a comprehension")
+    raise EvalError(f"expression of type '{type_name(value)}' cannot be range of a comprehension")
 
 
 def iterate_pairs(value: Any) -> Any:
@@ -391,7 +391,7 @@ def iterate_pairs(value: Any) -> Any:
         return enumerate(value)
     if isinstance(value, Mapping):
         return value.items()
-    raise EvalError(f"expression of type '{_type_name(value)}' cannot be range of a comprehension")
+    raise EvalError(f"expression of type '{type_name(value)}' cannot be range of a comprehension")
 
 
 def map_insert(
@@ -402,7 +402,7 @@ def map_insert(
     Keys must be string, int, uint or bool, and new; `repeated` words the error for a key seen before.
     """
     if not isinstance(key, (str, int)):
-        raise EvalError(f"unsupported key type: {_type_name(key)}")
+        raise EvalError(f"unsupported key type: {type_name(key)}")
     if map_lookup(accumulator, key)[0]:
         raise EvalError(repeated.format(_key_text(key)))
     accumulator[key] = value
@@ -429,7 +429,7 @@ def optional_select(obj: Any, field: str) -> Optional:
         obj = obj.value
     if _is_map(obj):
         return Optional(obj[field]) if field in obj else NONE
-    raise EvalError(f"type '{_type_name(obj)}' does not support field selection")
+    raise EvalError(f"type '{type_name(obj)}' does not support field selection")
 
 
 def optional_index(container: Any, key: Any) -> Optional:
@@ -551,15 +551,19 @@ def register_type_name(cls: type, name: str) -> None:
     _TYPE_NAMES[cls] = name
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
+    """The CEL type name of a runtime value, as cel-go prints it (`type()`, error messages)."""
     name = _TYPE_NAMES.get(type(value))
     if name is not None:
         return name
+    for cls in type(value).__mro__[1:]:  # subclasses of the plain classes (TypedList is a list)
+        if cls in _TYPE_NAMES:
+            return _TYPE_NAMES[cls]
     if isinstance(value, Mapping):
         return "map"
-    if isinstance(value, TypedList):
+    if isinstance(value, Sequence):
         return "list"
-    return getattr(value, "cel_type_name", type(value).__name__)
+    return str(getattr(value, "cel_type_name", type(value).__name__))
 
 
 def charge(meter: Any, cost: Any, result: Any, args: tuple[Any, ...]) -> Any:
@@ -569,7 +573,7 @@ def charge(meter: Any, cost: Any, result: Any, args: tuple[Any, ...]) -> Any:
 
 
 def type_of(value: Any) -> TypeValue:
-    return TypeValue(_type_name(value))
+    return TypeValue(type_name(value))
 
 
 EXPORTED = {"raise": raise_error} | {

@@ -21,7 +21,7 @@ from kcel.checker.types import (
     list_of,
 )
 from kcel.errors import EvalError
-from kcel.eval.runtime import type_of
+from kcel.eval.runtime import type_name
 from kcel.eval.sizes import actual_size
 from kcel.libs import Library, Overload, RuntimeCost
 from kcel.libs.sets import Members
@@ -82,20 +82,16 @@ def _flatten(values: Sequence[Any], depth: int, out: list[Any]) -> list[Any]:
     return out
 
 
-def _type_name_of(value: Any) -> str:
-    return type_of(value).name
-
-
 def list_flatten(values: Any) -> list[Any]:
     """One level. cel-go runs this without type guards, so a `dyn` receiver that is no list gets its own error."""
     if not _is_list(values):
-        raise EvalError(f"no such overload: {_type_name_of(values)}.flatten()")
+        raise EvalError(f"no such overload: {type_name(values)}.flatten()")
     return _flatten(values, 1, [])
 
 
 def list_flatten_int(values: Any, depth: Any) -> list[Any]:
     if not _is_list(values) or not isinstance(depth, int) or isinstance(depth, (bool, Uint)):
-        raise EvalError(f"no such overload: {_type_name_of(values)}.flatten({_type_name_of(depth)})")
+        raise EvalError(f"no such overload: {type_name(values)}.flatten({type_name(depth)})")
     if depth < 0:
         raise EvalError("level must be non-negative")
     return _flatten(values, depth, [])

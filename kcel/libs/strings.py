@@ -16,10 +16,11 @@ from typing import Any, NoReturn
 
 from kcel.checker.types import DYN, INT, STRING, CelType, list_of
 from kcel.errors import EvalError
+from kcel.eval.runtime import type_name
 from kcel.eval.sizes import actual_size
 from kcel.libs import Library, Overload, RuntimeCost, size_cost
-from kcel.temporal import Duration, Timestamp, go_quote
-from kcel.values import INT64_MAX, Optional, TypeValue, Uint
+from kcel.temporal import Timestamp, go_quote
+from kcel.values import INT64_MAX
 
 __all__ = ["LIBRARY", "MAX_VERSION", "library"]
 
@@ -186,7 +187,7 @@ def list_join_string_v0(items: Sequence[Any], sep: str) -> str:
         return sep.join(items)
     except TypeError:
         bad = next(item for item in items if not isinstance(item, str))
-        kind = _kind(bad)
+        kind = type_name(bad)
         raise EvalError(_V0_CONVERSION_ERRORS.get(kind, f"type conversion error from '{kind}' to 'string'")) from None
 
 
@@ -206,46 +207,11 @@ _V0_CONVERSION_ERRORS = {
 # -- runtime kinds and Go's renderings of values -------------------------------------------------
 
 _TIMESTAMP, _DURATION = "google.protobuf.Timestamp", "google.protobuf.Duration"
-_KIND_BY_CLASS: dict[type, str] = {
-    bool: "bool",
-    int: "int",
-    Uint: "uint",
-    float: "double",
-    str: "string",
-    bytes: "bytes",
-    type(None): "null_type",
-    list: "list",
-    tuple: "list",
-    dict: "map",
-    TypeValue: "type",
-    Optional: "optional_type",
-    Timestamp: _TIMESTAMP,
-    Duration: _DURATION,
-}
-
-
-def _kind(value: Any) -> str:
-    """The CEL type name of a runtime value, as cel-go's `Type().TypeName()` prints it in errors."""
-    kind = _KIND_BY_CLASS.get(type(value))
-    if kind is not None:
-        return kind
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, Uint):
-        return "uint"
-    for cls in (int, float, str, bytes):
-        if isinstance(value, cls):
-            return _KIND_BY_CLASS[cls]
-    if isinstance(value, Mapping):
-        return "map"
-    if isinstance(value, Sequence):
-        return "list"
-    return str(getattr(value, "cel_type_name", type(value).__name__))
 
 
 def _go_value(value: Any) -> str:
     """Go's `%v` of a CEL value (what `join`'s error message shows)."""
-    kind = _kind(value)
+    kind = type_name(value)
     if kind == "bool":
         return "true" if value else "false"
     if kind in ("int", "uint"):
@@ -463,7 +429,7 @@ def _bad_clause(message: str) -> NoReturn:
 
 def _expect(value: Any, kinds: tuple[str, ...], problem: str) -> str:
     """The value's kind if it is one of `kinds`, else the clause's error naming the given type."""
-    kind = _kind(value)
+    kind = type_name(value)
     if kind not in kinds:
         raise _ClauseError(f"{problem}, was given {kind}")
     return kind
@@ -485,7 +451,7 @@ _FLOAT_WORDS = ("NaN", "Infinity", "-Infinity")
 
 def _legacy_string(value: Any, precision: int | None = None) -> str:
     """`%s`: cel-go's string() of scalars; lists and maps are printed as CEL literals."""
-    kind = _kind(value)
+    kind = type_name(value)
     if kind == "string":
         return str(value)
     if kind in ("int", "uint"):
@@ -511,7 +477,7 @@ def _legacy_string(value: Any, precision: int | None = None) -> str:
 
 def _legacy_literal(value: Any) -> str:
     """A list element or map value: formatted by its type and quoted so that it reads as CEL."""
-    kind = _kind(value)
+    kind = type_name(value)
     if kind == "string":
         return go_quote(value)
     if kind == "bytes":
@@ -537,7 +503,7 @@ def _first(entry: tuple[str, str]) -> str:
 
 
 def _legacy_key(key: Any) -> str:
-    kind = _kind(key)
+    kind = type_name(key)
     if kind == "string":
         return go_quote(key)
     if kind in ("bool", "int", "uint"):
@@ -614,7 +580,7 @@ def string_format(text: str, args: Sequence[Any]) -> str:
 
 def _v2_string(value: Any, precision: int | None = None) -> str:
     """`%s` in version 4: plain text everywhere, doubles in shortest fixed notation."""
-    kind = _kind(value)
+    kind = type_name(value)
     if kind == "string":
         return str(value)
     if kind in ("int", "uint", "double"):
