@@ -11,7 +11,7 @@ from kcel.checker.types import STRING
 from kcel.k8s import field as fe
 from kcel.k8s.decltypes import schema_decl_type
 from kcel.k8s.schema import Schema
-from kcel.k8s.validation import RuleEnvironments, Validator, compile_rules
+from kcel.k8s.validation import CompiledRule, RuleEnvironments, Validator, compile_rules
 from kcel.libs import Library, Overload
 
 
@@ -89,16 +89,40 @@ _FAKE_LIBRARY = Library(
 )
 
 
-def crd_compile(case: Case) -> Outcome:
-    data, env, expect = case.data["inputs"], case.data["env"], case.data["expect"]
+def _compile(case: Case) -> list[CompiledRule]:
+    """`Compile(schema, SchemaDeclType(schema, is_resource_root), ...)` in the environment the case names."""
+    data, env = case.data["inputs"], case.data["env"]
     schema = Schema.from_json(data["schema"])
-    environment = "new" if env.get("env_loader", "NewExpressions") == "NewExpressions" else "stored"
+    loader = env.get("env_loader") or ("Stored" if "StoredExpressions" in env.get("function", "") else "New")
+    environment = "stored" if loader.startswith("Stored") else "new"
     # The test extends the environment at version 1.999 with fakeFunction: only stored expressions see it.
     extra = [_FAKE_LIBRARY] if "fakeFunction" in env.get("env_set", "") and environment == "stored" else []
     decl = schema_decl_type(schema, env.get("is_resource_root", False))
-    envs = RuleEnvironments(environment=environment, extra=extra)
-    results = compile_rules(schema, decl, envs)
-    result = results[case.data["rule_index"]]
+    return compile_rules(schema, decl, RuleEnvironments(environment=environment, extra=extra))
+
+
+def crd_estimated_cost(case: Case) -> Outcome:
+    """compilation_test.go TestCostEstimation and celcoststability_test.go: the rule's estimated max cost."""
+    expect = case.data["expect"]
+    results = _compile(case)
+    result = next(r for r in results if r.rule.rule == case.data["rule"])
+    if result.error is not None:
+        return Outcome(case.id, "failed", f"unexpected error: {result.error}")
+    cost, problems = result.max_cost, []
+    if "max_cost" in expect and cost != expect["max_cost"]:
+        problems.append(f"max cost {cost}, expected {expect['max_cost']}")
+    if "max_cost_at_least" in expect and cost < expect["max_cost_at_least"]:
+        problems.append(f"max cost {cost}, expected at least {expect['max_cost_at_least']}")
+    if "max_cost_at_most" in expect and cost > expect["max_cost_at_most"]:
+        problems.append(f"max cost {cost}, expected at most {expect['max_cost_at_most']}")
+    if "max_cost_greater_than" in expect and cost <= expect["max_cost_greater_than"]:
+        problems.append(f"max cost {cost}, expected more than {expect['max_cost_greater_than']}")
+    return Outcome(case.id, "failed", "; ".join(problems)) if problems else Outcome(case.id, "passed")
+
+
+def crd_compile(case: Case) -> Outcome:
+    expect = case.data["expect"]
+    result = _compile(case)[case.data["rule_index"]]
     problems = []
     error = expect.get("error")
     if error is None and result.error is not None:
@@ -117,4 +141,6 @@ def crd_compile(case: Case) -> Outcome:
     return Outcome(case.id, "failed", "; ".join(problems)) if problems else Outcome(case.id, "passed")
 
 
-RUNNERS: dict[str, Callable[[Case], Outcome]] = {"crd_validation": crd_validation, "crd_compile": crd_compile}
+RUNNERS: dict[str, Callable[[Case], Outcome]] = {
+    "crd_validation": crd_validation, "crd_compile": crd_compile, "crd_estimated_cost": crd_estimated_cost,
+}  # fmt: skip

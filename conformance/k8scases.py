@@ -19,14 +19,12 @@ from kcel.k8s.environment import DEFAULT_COMPATIBILITY, LATEST, configuration, p
 from kcel.k8s.environment import library as k8s_library
 from kcel.k8s.escaping import unescape
 from kcel.k8s.schema import Schema
-from kcel.libs import Library, Overload
+from kcel.libs import Library, Overload, SizedCall
 from kcel.parser.macros import OPTIONALS, STANDARD, TWO_VAR
 from kcel.values import NONE, Optional, Uint
 
 # Kinds this runner does not run yet, and the issue that brings them.
-PENDING_KINDS = {
-    "crd_estimated_cost": "CRD cost estimation (issue 8)", "call_result_size_estimate": "cost estimation (issue 8)",
-}  # fmt: skip
+PENDING_KINDS: dict[str, str] = {}
 
 # Library names as the cases write them -> (kcel library module key, version or None).
 LIBRARIES: dict[str, tuple[str, int | None]] = {
@@ -82,6 +80,12 @@ def _eval(case: Case) -> Outcome:
         return _expected_compile_error(case, expect, str(err))
     if "compile_error" in expect:
         return Outcome(case.id, "failed", "expected a compile error")
+    if "estimated_cost" in expect:
+        # cost_test.go's size estimator: any string or bytes of unknown size is at most 12 long
+        estimated = env.estimate_cost(program, sizes=kcel.StringSizes(12))
+        wanted = kcel.CostEstimate(expect["estimated_cost"]["min"], expect["estimated_cost"]["max"])
+        if estimated != wanted:
+            return Outcome(case.id, "failed", f"estimated {estimated}, expected {wanted}")
     try:
         value, cost = program.evaluate_with_cost(variables)
     except kcel.EvalError as err:
@@ -92,6 +96,19 @@ def _eval(case: Case) -> Outcome:
         return Outcome(case.id, "failed", f"expected {expect['value']!r}, got {value!r}")
     if "runtime_cost" in expect and expect["runtime_cost"] != cost:
         return Outcome(case.id, "failed", f"runtime cost {cost}, expected {expect['runtime_cost']}")
+    return Outcome(case.id, "passed")
+
+
+def _call_result_size_estimate(case: Case) -> Outcome:
+    """cost_test.go TestSize: Kubernetes' estimate of a call's result size from its arguments' sizes alone."""
+    data, inputs = case.data, case.data["inputs"]
+    sizes = [kcel.SizeEstimate(s["min"], s["max"]) for s in [inputs["target_size"], *inputs["arg_sizes"]]]
+    env = kcel.Env(k8s_version=".".join(map(str, LATEST)))
+    candidates = [o for o in env.overloads(data["function"]) if o.member]
+    found = {o.estimate(SizedCall(sizes)).result_size for o in candidates if o.estimate and len(o.args) == len(sizes)}
+    wanted = kcel.SizeEstimate(data["expect"]["result_size"]["min"], data["expect"]["result_size"]["max"])
+    if found != {wanted}:
+        return Outcome(case.id, "failed", f"result sizes {found}, expected {wanted}")
     return Outcome(case.id, "passed")
 
 
@@ -275,6 +292,7 @@ def _all_known_libraries() -> list[Library]:
 
 RUNNERS: dict[str, Callable[[Case], Outcome]] = {
     "eval": _eval, "cost": _eval, "env_compatibility": _env_compatibility,
+    "call_result_size_estimate": _call_result_size_estimate,
     "library_function_names": _library_function_names,
     **k8s_field_cases.RUNNERS, **k8s_correlation_cases.RUNNERS, **k8s_crd_cases.RUNNERS,
     **k8s_schema_cases.RUNNERS,

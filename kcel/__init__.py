@@ -2,6 +2,7 @@
 
 import sys
 
+from kcel.cost import CostEstimate, SizeEstimate, StringSizes
 from kcel.env import Env
 from kcel.errors import CelError, CompileError, CostLimitExceeded, EvalError, PlanError
 from kcel.eval.program import Program
@@ -13,6 +14,6 @@ from kcel.values import Optional, TypeValue, Uint
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 8000))
 
 __all__ = [
-    "CelError", "CompileError", "CostLimitExceeded", "Env", "EvalError", "Optional", "Parsed", "PlanError", "Program",
-    "TypeValue", "Uint", "parse",
+    "CelError", "CompileError", "CostEstimate", "CostLimitExceeded", "Env", "EvalError", "Optional", "Parsed",
+    "PlanError", "Program", "SizeEstimate", "StringSizes", "TypeValue", "Uint", "parse",
 ]  # fmt: skip

@@ -5,9 +5,11 @@ from __future__ import annotations
 import copy
 import importlib
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 
 from kcel.checker.checker import check as check_types
 from kcel.checker.types import DURATION, DYN, TIMESTAMP, CelType, list_of, map_of, opaque, optional_of, parse_type
+from kcel.cost import CostEstimate, SizeEstimator, estimate
 from kcel.eval.program import Program
 from kcel.libs import Library, Overload
 from kcel.parser import parse
@@ -141,6 +143,20 @@ class Env:
         if name in _NAMED_TYPES:
             return _NAMED_TYPES[name]
         return parse_type(name) if "." not in name else opaque(name)
+
+    @cached_property
+    def overloads_by_id(self) -> Mapping[str, Overload]:
+        """Every overload by its id, as the cost estimator looks them up."""
+        return {o.id: o for library in self.libraries for o in library.overloads}
+
+    def estimate_cost(self, program: Program, sizes: SizeEstimator | None = None) -> CostEstimate:
+        """The static (min, max) cost of a type-checked program (cel-go `env.EstimateCost`).
+
+        `sizes` bounds what the expression cannot (a variable's string length, a schema's maxItems).
+        """
+        if program.checked is None:
+            raise ValueError("cost estimation needs a type-checked program")
+        return estimate(program.checked, self.overloads_by_id, sizes)
 
     def compile(self, text: str, check: bool = True) -> Program:
         """Parse, type-check (unless `check=False`) and plan; raises `CompileError` rendered like cel-go."""

@@ -32,7 +32,7 @@ def test_validate_prints_the_api_servers_message(capsys: pytest.CaptureFixture[s
     assert main(["validate", "--crd", CRD, WIDGET]) == 1
     assert capsys.readouterr().out == (
         f'{WIDGET}: document 0: Widget.example.com "w1" is invalid: ['
-        "spec: Invalid value: replicas (5) must not exceed maxReplicas, "
+        "spec: Invalid value: replicas must not exceed maxReplicas in Safe mode, "
         "spec.containers[1].image: Invalid value: images must be pinned to a tag other than latest]\n"
     )
 

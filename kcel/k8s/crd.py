@@ -15,16 +15,24 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
-from typing import Any, Protocol
+from typing import Any
 
 import yaml
 
 from kcel.k8s import field as fe
+from kcel.k8s.cost import (
+    STATIC_ESTIMATED_COST_LIMIT,
+    TotalCost,
+    cost_error_message,
+    max_elements,
+    times_cardinality,
+)
 from kcel.k8s.decltypes import DeclType, schema_decl_type
 from kcel.k8s.escaping import escape
 from kcel.k8s.fieldpath import FieldPathError, valid_field_path
 from kcel.k8s.schema import Schema, SchemaError, ValidationRule
 from kcel.k8s.validation import CompiledRule, RuleEnvironments, Validator, compile_rules
+from kcel.libs import UINT64_MAX
 
 API_GROUP = "apiextensions.k8s.io"
 SUPPORTED_REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
@@ -298,30 +306,14 @@ class _Fields:
 # --- checks at CRD create/update -------------------------------------------------------------------------
 
 
-class CostLimits(Protocol):
-    """Hook for the estimated-cost limits of CRD create (cost doc §6), which kcel does not estimate yet.
-
-    Upstream forbids a rule or messageExpression whose estimated cost exceeds 10,000,000 and a schema whose
-    total exceeds 100,000,000; an implementation returns those Forbidden errors. `validate_crd` calls
-    `expression` right where upstream checks each compiled expression and `total` once per schema. (On update
-    upstream skips the per-expression limit for versions whose schema is unchanged.)
-    """
-
-    def expression(self, path: fe.Path, compiled: CompiledRule, schema: Schema, message: bool) -> list[fe.FieldError]:
-        """Errors for one compiled rule (`message=False`, path `...rule`) or its messageExpression."""
-
-    def total(self, path: fe.Path) -> list[fe.FieldError]:
-        """Errors for the whole schema at `path` (`...openAPIV3Schema`), after all its rules were seen."""
-
-
-def validate_crd(
-    crd: CRD, old: CRD | None = None, *, k8s_version: str | None = None, cost_limits: CostLimits | None = None
-) -> list[fe.FieldError]:
+def validate_crd(crd: CRD, old: CRD | None = None, *, k8s_version: str | None = None) -> list[fe.FieldError]:
     """The errors the API server gives for a CRD's `x-kubernetes-validations` on create (or update from `old`).
 
     Only checks about rules are made (and the structural rule that forbids them under allOf/anyOf/oneOf/not).
     Expressions new in this CRD compile in the NewExpressions environment; on update, expressions the old CRD
-    already had compile in the StoredExpressions one. Without `cost_limits` estimated costs are not checked.
+    already had compile in the StoredExpressions one. Each rule's estimated cost (times how often it can run) and
+    each messageExpression's must stay within 10,000,000, and all of a schema's within 100,000,000; on update a
+    version whose schema is unchanged is only held to the total.
 
     Example:
         >>> crd = load_crds('''{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -335,10 +327,26 @@ def validate_crd(
     if old is not None:
         rules, messages = _expressions(old)
         envs = replace(envs, preexisting=rules, preexisting_messages=messages)
+    unchanged = _unchanged_versions(crd, old) if old is not None else frozenset()
     errors: list[fe.FieldError] = []
     for path, schema in internal_schemas(crd):
-        errors += _SchemaCheck(envs, cost_limits).run(schema, path)
+        errors += _SchemaCheck(envs, _version_name(crd, path) in unchanged).run(schema, path)
     return errors
+
+
+def _unchanged_versions(crd: CRD, old: CRD) -> frozenset[str]:
+    """Versions whose schema an update leaves as it was (their rules were accepted before)."""
+    before = {v.name: v.raw_schema for v in old.versions}
+    return frozenset(v.name for v in crd.versions if v.name in before and before[v.name] == v.raw_schema)
+
+
+def _version_name(crd: CRD, path: fe.Path) -> str:
+    """The version a schema path belongs to; `spec.validation` counts as the first version (`spec.version`)."""
+    text = str(path)
+    for i, version in enumerate(crd.versions):
+        if text.startswith(f"spec.versions[{i}]"):
+            return version.name
+    return crd.versions[0].name if crd.versions else ""
 
 
 def internal_schemas(crd: CRD) -> list[tuple[fe.Path, Schema]]:
@@ -433,6 +441,8 @@ class _CelContext:
         self.schema, self.parent, self.access = schema, parent, access
         self.in_scope: bool = bool(schema.validations) or (parent is not None and parent.in_scope)
         self._info: _TypeInfo | _TypeInfoError | None = None
+        self.cardinality = 1 if parent is None else _child_cardinality(parent)
+        """How many times the node can occur: the product of maxItems/maxProperties above it; None if unbounded."""
 
     def child(self, schema: Schema, access: Callable[[_TypeInfo], _TypeInfo | None]) -> _CelContext:
         return _CelContext(schema, self, access)
@@ -459,6 +469,13 @@ class _CelContext:
         if decl is None:
             raise _TypeInfoError("unable to convert structural schema to CEL declarations")
         return self.schema, decl
+
+
+def _child_cardinality(parent: _CelContext) -> int | None:
+    bound = max_elements(parent.schema)
+    if parent.cardinality is None or bound is None:
+        return None
+    return min(parent.cardinality * bound, UINT64_MAX)
 
 
 def _property_access(name: str) -> Callable[[_TypeInfo], _TypeInfo | None]:
@@ -494,14 +511,15 @@ class _Errors:
 class _SchemaCheck:
     """The rule checks of one schema, walked as `ValidateCustomResourceDefinitionOpenAPISchema` walks it."""
 
-    def __init__(self, envs: _Environments, cost_limits: CostLimits | None) -> None:
-        self.envs, self.cost_limits = envs, cost_limits
+    def __init__(self, envs: _Environments, suppress_expression_cost: bool = False) -> None:
+        self.envs, self.suppress_expression_cost = envs, suppress_expression_cost
         self.errors = _Errors()
+        self.total_cost = TotalCost()
 
     def run(self, root: Schema, path: fe.Path) -> list[fe.FieldError]:
         structural = sorted(_nested_rule_errors(root, path), key=str)  # ValidateStructural sorts its errors
         self.node(root, path, _CelContext(root) if not structural else None, None)
-        total = self.cost_limits.total(path) if self.cost_limits is not None and not structural else []
+        total = self.total_cost.errors(path) if not structural else []
         return structural + self.errors.schema + self.errors.cel + total
 
     def node(self, schema: Schema, path: fe.Path, cel: _CelContext | None, uncorrelatable: fe.Path | None) -> None:
@@ -545,7 +563,7 @@ class _SchemaCheck:
             self.errors.cel.append(fe.internal_error(path, "failed to convert to declType for CEL validation rules"))
             return
         for i, compiled in enumerate(self.compile_all(schema, decl)):
-            self.errors.cel += self.compiled_errors(compiled, schema, path.index(i), uncorrelatable)
+            self.errors.cel += self.compiled_errors(compiled, path.index(i), cel.cardinality, uncorrelatable)
 
     def compile_all(self, schema: Schema, decl: DeclType) -> list[CompiledRule]:
         """Each rule in its environment, with its messageExpression compiled in its own one (upstream compiles
@@ -564,17 +582,18 @@ class _SchemaCheck:
         return results
 
     def compiled_errors(
-        self, compiled: CompiledRule, schema: Schema, path: fe.Path, uncorrelatable: fe.Path | None
+        self, compiled: CompiledRule, path: fe.Path, cardinality: int | None, uncorrelatable: fe.Path | None
     ) -> list[fe.FieldError]:
-        rule, errors = compiled.rule, []
-        if self.cost_limits is not None and compiled.program is not None:
-            errors += self.cost_limits.expression(path.child("rule"), compiled, schema, False)
+        rule = compiled.rule
+        cost = times_cardinality(compiled.max_cost, compiled.max_cardinality if cardinality is None else cardinality)
+        errors = self.cost_errors(path.child("rule"), "estimated rule cost", cost)
         if compiled.error is not None:
             errors.append(fe.invalid(path.child("rule"), _go_rule(rule), compiled.error.detail))
         if compiled.message_error is not None:
             errors.append(fe.invalid(path.child("messageExpression"), _go_rule(rule), compiled.message_error.detail))
-        elif self.cost_limits is not None and compiled.message_program is not None:
-            errors += self.cost_limits.expression(path.child("messageExpression"), compiled, schema, True)
+        elif compiled.message_program is not None:
+            message_path = path.child("messageExpression")
+            errors += self.cost_errors(message_path, "estimated messageExpression cost", compiled.message_max_cost)
         if compiled.uses_old_self:
             if uncorrelatable is not None:
                 detail = f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"
@@ -583,6 +602,13 @@ class _SchemaCheck:
             detail = "may not be set if oldSelf is not used in rule"
             errors.append(fe.invalid(path.child("optionalOldSelf"), rule.optional_old_self, detail))
         return errors
+
+    def cost_errors(self, path: fe.Path, name: str, cost: int) -> list[fe.FieldError]:
+        """The per-expression limit (unless the schema is unchanged), and the cost added to the schema's total."""
+        self.total_cost.observe(path, cost)
+        if self.suppress_expression_cost or cost <= STATIC_ESTIMATED_COST_LIMIT:
+            return []
+        return [fe.forbidden(path, cost_error_message(name, cost, STATIC_ESTIMATED_COST_LIMIT))]
 
 
 def _rule_field_errors(rule: ValidationRule, schema: Schema, path: fe.Path) -> list[fe.FieldError]:

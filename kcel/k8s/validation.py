@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from kcel.checker.types import BOOL, STRING, optional_of
@@ -21,6 +22,7 @@ from kcel.errors import CompileError, CostLimitExceeded, EvalError, PlanError
 from kcel.eval.program import Program
 from kcel.k8s import field as fe
 from kcel.k8s.correlation import CorrelatedObject
+from kcel.k8s.cost import SchemaSizes, max_cardinality
 from kcel.k8s.decltypes import DeclType, assign_type_name, schema_decl_type, with_type_and_object_meta
 from kcel.k8s.environment import DEFAULT_COMPATIBILITY, configuration, parse_version
 from kcel.k8s.escaping import escape
@@ -50,7 +52,10 @@ class RuleCompileError:
 
 @dataclass(frozen=True)
 class CompiledRule:
-    """One rule's compilation result (upstream `CompilationResult`); no program and no error: a blank rule."""
+    """One rule's compilation result (upstream `CompilationResult`); no program and no error: a blank rule.
+
+    The estimated costs are computed when first asked for: validating objects never needs them.
+    """
 
     rule: ValidationRule
     program: Program | None = None
@@ -59,6 +64,28 @@ class CompiledRule:
     message_program: Program | None = None
     message_error: RuleCompileError | None = None
     field_path: str = ""  # the rule's fieldPath, normalised; "" if none
+    self_type: DeclType | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def max_cost(self) -> int:
+        """The rule's estimated worst-case cost (one evaluation), 0 without a program."""
+        return self._estimate(self.program)
+
+    @cached_property
+    def message_max_cost(self) -> int:
+        return self._estimate(self.message_program)
+
+    @property
+    def max_cardinality(self) -> int:
+        """How often the rule can run when nothing above it bounds that: one per smallest serialized value."""
+        return max_cardinality(self.self_type.min_size) if self.self_type is not None else 1
+
+    def _estimate(self, program: Program | None) -> int:
+        if program is None or program.checked is None or self.self_type is None:
+            return 0
+        env = program.declarations
+        assert isinstance(env, Env)
+        return env.estimate_cost(program, SchemaSizes(self.self_type)).max
 
 
 class RuleEnvironments:
@@ -93,7 +120,10 @@ def compile_rules(
     # A fresh type name per compilation, so that no rule can depend on it (generateUniqueSelfTypeName).
     self_type = assign_type_name(decl, f"selfType{time.time_ns() % 1_000_000_000}")
     plain, optional = envs.for_type(self_type, False), envs.for_type(self_type, True)
-    return [_compile_rule(schema, rule, optional if rule.optional_old_self else plain) for rule in rules]
+    return [
+        replace(_compile_rule(schema, rule, optional if rule.optional_old_self else plain), self_type=self_type)
+        for rule in rules
+    ]
 
 
 def _compile_rule(schema: Schema, rule: ValidationRule, env: Env) -> CompiledRule:

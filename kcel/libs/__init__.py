@@ -10,7 +10,7 @@ from __future__ import annotations
 import math as _math  # plain `math` would be replaced by the kcel.libs.math submodule
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kcel.checker.types import CelType
 from kcel.parser.macros import Macro
@@ -19,23 +19,146 @@ RuntimeCost = Callable[[Sequence[Any], Any], int]
 """Runtime cost of one call: (argument values, receiver first; result) -> cost in cel-go units."""
 
 
+UINT64_MAX = 2**64 - 1
+
+
+def _add(x: int, y: int) -> int:
+    return min(x + y, UINT64_MAX)
+
+
+def _mul(x: int, y: int) -> int:
+    return min(x * y, UINT64_MAX)
+
+
+def cost_factor(size: float, factor: float) -> int:
+    """cel-go's multiplyByCostFactor: ceil(size * factor) in float64, saturating at 2^64-1."""
+    cost = _math.ceil(float(size) * factor)
+    return UINT64_MAX if cost >= 2**64 else cost
+
+
+_B = TypeVar("_B", bound="_Bounds")
+
+
+class _Bounds:
+    """Saturating uint64 arithmetic on (min, max) pairs, as cel-go's SizeEstimate and CostEstimate do it."""
+
+    __slots__ = ()
+    min: int
+    max: int
+
+    if TYPE_CHECKING:
+
+        def __init__(self, min: int, max: int) -> None: ...
+
+    def add(self: _B, other: _Bounds) -> _B:
+        return type(self)(_add(self.min, other.min), _add(self.max, other.max))
+
+    def multiply(self: _B, other: _Bounds) -> _B:
+        return type(self)(_mul(self.min, other.min), _mul(self.max, other.max))
+
+    def union(self: _B, other: _Bounds) -> _B:
+        return type(self)(min(self.min, other.min), max(self.max, other.max))
+
+    def times(self, factor: float) -> CostEstimate:
+        """Each bound times a cost factor, rounded up (MultiplyByCostFactor)."""
+        return CostEstimate(cost_factor(self.min, factor), cost_factor(self.max, factor))
+
+
 @dataclass(frozen=True, slots=True)
-class SizeEstimate:
-    """The smallest and largest size (code points, elements, entries) a value may have."""
+class SizeEstimate(_Bounds):
+    """The smallest and largest size (code points, bytes, elements, entries) a value may have."""
+
+    min: int
+    max: int
+
+    def cost(self, per_element: CostEstimate) -> CostEstimate:
+        """Each bound times a per-element cost (MultiplyByCost)."""
+        return CostEstimate(_mul(self.min, per_element.min), _mul(self.max, per_element.max))
+
+
+@dataclass(frozen=True, slots=True)
+class CostEstimate(_Bounds):
+    """The least and most an expression or call may cost, in cel-go's units."""
 
     min: int
     max: int
 
 
+UNKNOWN_SIZE = SizeEstimate(0, UINT64_MAX)
+FREE = CostEstimate(0, 0)
+UNIT = CostEstimate(1, 1)
+NOT_LITERAL: Any = object()
+
+
 @dataclass(frozen=True, slots=True)
-class CostRange:
-    min: int
-    max: int
+class CallEstimate:
+    """What an overload's estimate returns (cel-go `CallEstimate`): its own cost, without the arguments'
+    costs, and the size of its result when it is a string, bytes, list or map whose size it can bound."""
+
+    cost: CostEstimate
+    result_size: SizeEstimate | None = None
 
 
-EstimatedCost = Callable[[Sequence[SizeEstimate]], CostRange]
-"""Static cost of one call from the size estimates of its arguments (receiver first), cel-go's
-`CostEstimator.EstimateCallCost`. None means the estimator's default (1)."""
+class CallSite(Protocol):
+    """What an overload's estimate may ask about one call: its arguments, receiver first."""
+
+    def __len__(self) -> int: ...
+
+    def size(self, i: int) -> SizeEstimate:
+        """The argument's size from the expression or the schema; unknown (0 to 2^64-1) otherwise."""
+
+    def computed_size(self, i: int) -> SizeEstimate | None:
+        """The size known from the expression itself (cel-go `ComputedSize`), if any."""
+
+    def literal(self, i: int) -> Any:
+        """The argument's value when it is a literal, else `NOT_LITERAL`."""
+
+    def type(self, i: int) -> CelType:
+        """The argument's checked type."""
+
+    def element_size(self, i: int) -> SizeEstimate:
+        """The size of an element of a list argument, from the schema (`<path>.@items`); unknown otherwise."""
+
+
+def int_literal(value: Any, default: int) -> int:
+    """cel-go's nodeAsUintValue: an int literal's value (a negative one counts as 0), else `default`."""
+    if type(value) is not int:
+        return default
+    return max(value, 0)
+
+
+Estimate = Callable[[CallSite], "CallEstimate | None"]
+"""Static cost of one call (cel-go's overload estimators and Kubernetes' `EstimateCallCost`); None
+falls back to cel-go's default of 1."""
+
+
+@dataclass(frozen=True, slots=True)
+class SizedCall:
+    """A call site that knows only its arguments' sizes (and optionally types): for tests and tables."""
+
+    sizes: Sequence[SizeEstimate]
+    types: Sequence[CelType] = ()
+    elements: Sequence[SizeEstimate] = ()  # element sizes of list arguments, where known
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def size(self, i: int) -> SizeEstimate:
+        return self.sizes[i]
+
+    def computed_size(self, i: int) -> SizeEstimate | None:
+        return self.sizes[i]
+
+    def literal(self, i: int) -> Any:
+        return NOT_LITERAL
+
+    def type(self, i: int) -> CelType:
+        from kcel.checker.types import DYN
+
+        return self.types[i] if self.types else DYN
+
+    def element_size(self, i: int) -> SizeEstimate:
+        return self.elements[i] if i < len(self.elements) else UNKNOWN_SIZE
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +178,7 @@ class Overload:
     member: bool = False
     cost: RuntimeCost | None = None
     doc: str = ""
-    estimate: EstimatedCost | None = None
+    estimate: Estimate | None = None
     constant_check: ConstantCheck | None = None
 
 
@@ -81,15 +204,6 @@ class Library:
     """Opaque types the library declares; their names become type identifiers (`net.IP`)."""
 
 
-UINT64_MAX = 2**64 - 1
-
-
-def cost_factor(size: float, factor: float) -> int:
-    """cel-go's multiplyByCostFactor: ceil(size * factor), saturating at 2^64-1."""
-    cost = _math.ceil(float(size) * factor)
-    return UINT64_MAX if cost >= 2**64 else cost
-
-
 def size_cost(factor: float, arg: int = 0) -> RuntimeCost:
     """ceil(size(args[arg]) * factor): cel-go's usual formula for string and bytes functions."""
     from kcel.eval.sizes import actual_size
@@ -104,14 +218,16 @@ def unit_cost(args: Sequence[Any], result: Any) -> int:
     return 1
 
 
-def size_estimate(factor: float, arg: int = 0) -> EstimatedCost:
-    """The estimate matching `size_cost`: the factor applied to both ends of the size range."""
+def size_estimate(factor: float, arg: int = 0, result_size: bool = False) -> Estimate:
+    """The estimate matching `size_cost`: the factor applied to both ends of the argument's size
+    (which is also the result's size when `result_size`)."""
 
-    def estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-        return CostRange(cost_factor(sizes[arg].min, factor), cost_factor(sizes[arg].max, factor))
+    def estimate(call: CallSite) -> CallEstimate:
+        size = call.size(arg)
+        return CallEstimate(size.times(factor), size if result_size else None)
 
     return estimate
 
 
-def unit_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-    return CostRange(1, 1)
+def unit_estimate(call: CallSite) -> CallEstimate:
+    return CallEstimate(UNIT)

@@ -32,7 +32,7 @@ from kcel.k8s.authorizer import (
     parse_label_selector,
     service_account_user,
 )
-from kcel.libs import CostRange, Library, Overload, RuntimeCost, SizeEstimate
+from kcel.libs import CallEstimate, CallSite, CostEstimate, Estimate, Library, Overload, RuntimeCost
 
 __all__ = [
     "AUTHORIZER_TYPE", "AuthorizerValue", "DECISION_TYPE", "DecisionValue", "GROUP_CHECK_TYPE", "GroupCheck",
@@ -285,16 +285,17 @@ def _fixed(cost: int) -> RuntimeCost:
     return lambda args, result: cost
 
 
-def _fixed_estimate(cost: int) -> Any:
-    return lambda sizes: CostRange(cost, cost)
+def _fixed_estimate(cost: int) -> Estimate:
+    return lambda call: CallEstimate(CostEstimate(cost, cost))
 
 
 def _selector_runtime_cost(args: Sequence[Any], result: Any) -> int:
     return _selector_cost(actual_size(args[1]))
 
 
-def _selector_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-    return CostRange(_selector_cost(sizes[1].min), _selector_cost(sizes[1].max))
+def _selector_estimate(call: CallSite) -> CallEstimate:
+    size = call.size(1)
+    return CallEstimate(CostEstimate(_selector_cost(size.min), _selector_cost(size.max)))
 
 
 # -- registration ----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from kcel.checker.types import STRING, CelType, list_of, optional_of
 from kcel.eval.dispatch import register_class
 from kcel.eval.runtime import register_type_name
 from kcel.eval.sizes import actual_size
-from kcel.libs import CostRange, Library, Overload, SizeEstimate
+from kcel.libs import CallEstimate, CallSite, Library, Overload
 from kcel.libs.network import NetipError, parse_netip_addr
 from kcel.temporal import go_quote
 from kcel.values import NONE, UINT64_MAX, Optional
@@ -453,14 +453,10 @@ def _validate_cost(args: Sequence[Any], result: Any) -> int:
     return text_cost * math.ceil(named.max_regex_size * _REGEX_LENGTH_FACTOR)
 
 
-def _validate_estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
+def _validate_estimate(call: CallSite) -> CallEstimate:
     """EstimateCallCost: the format is unknown statically, so assume the longest regex (128 characters)."""
-    size = sizes[1]
     worst = _MAX_NAME_FORMAT_REGEX_SIZE * _REGEX_LENGTH_FACTOR
-    return CostRange(
-        _factor(_factor(size.min, _STRING_TRAVERSAL_FACTOR), worst),
-        _factor(_factor(size.max, _STRING_TRAVERSAL_FACTOR), worst),
-    )
+    return CallEstimate(call.size(1).times(_STRING_TRAVERSAL_FACTOR).times(worst))
 
 
 # -- registration ------------------------------------------------------------------------------

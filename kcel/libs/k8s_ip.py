@@ -14,7 +14,20 @@ from typing import Any
 
 from kcel.errors import EvalError
 from kcel.eval.sizes import actual_size
-from kcel.libs import Library, Overload, RuntimeCost, network
+from kcel.libs import (
+    UNIT,
+    CallEstimate,
+    CallSite,
+    CostEstimate,
+    Estimate,
+    Library,
+    Overload,
+    RuntimeCost,
+    SizeEstimate,
+    network,
+    size_estimate,
+    unit_estimate,
+)
 from kcel.libs.network import CIDR, IP
 
 _CONVERSION = "parse error during conversion from string: "
@@ -55,6 +68,30 @@ COSTS: dict[str, RuntimeCost] = {
 }  # fmt: skip
 
 
+_ADDRESS_COMPARE = SizeEstimate(4, 16).add(SizeEstimate(4, 16)).times(0.1)  # two 4- or 16-byte addresses
+_CIDR_COMPARE = _ADDRESS_COMPARE.add(SizeEstimate(4, 16).times(0.1)).add(UNIT)  # and the mask
+
+
+def _containment(base: CostEstimate, parses_string: bool) -> Estimate:
+    """containsIP/containsCIDR: comparing addresses, plus parsing the argument when it is a string."""
+
+    def estimate(call: CallSite) -> CallEstimate:
+        return CallEstimate(base.add(call.size(1).times(0.1)) if parses_string else base)
+
+    return estimate
+
+
+ESTIMATES: dict[str, Estimate] = {
+    "string_to_ip": size_estimate(0.1), "string_to_cidr": size_estimate(0.1), "is_ip": size_estimate(0.1),
+    "is_cidr": size_estimate(0.1), "ip_is_canonical": size_estimate(2 * 0.1), "cidr_ip": unit_estimate,
+    "cidr_contains_ip_ip": _containment(_ADDRESS_COMPARE, False),
+    "cidr_contains_ip_string": _containment(_ADDRESS_COMPARE, True),
+    "cidr_contains_cidr": _containment(_CIDR_COMPARE, False),
+    "cidr_contains_cidr_string": _containment(_CIDR_COMPARE, True),
+}  # fmt: skip
+"""Kubernetes' EstimateCallCost for the functions whose estimate is not cel-go's default of 1."""
+
+
 def string_to_cidr(text: str) -> CIDR:
     """Kubernetes repeats its own prefix in front of netip's message."""
     try:
@@ -67,7 +104,8 @@ def string_to_cidr(text: str) -> CIDR:
 
 def _kubernetes(overload: Overload) -> Overload:
     impl = string_to_cidr if overload.id == "string_to_cidr" else overload.impl
-    return dataclasses.replace(overload, impl=impl, cost=COSTS.get(overload.id, overload.cost))
+    cost, estimate = COSTS.get(overload.id, overload.cost), ESTIMATES.get(overload.id, overload.estimate)
+    return dataclasses.replace(overload, impl=impl, cost=cost, estimate=estimate)
 
 
 LIBRARY = Library(

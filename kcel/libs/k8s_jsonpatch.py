@@ -19,6 +19,7 @@ LIBRARY = Library(
     "kubernetes.jsonpatch",
     overloads=(
         Overload("string_jsonpatch_escapeKey_string", "jsonpatch.escapeKey", (STRING,), STRING, escape_key,
-                 cost=size_cost(0.1), estimate=size_estimate(0.1), doc="jsonpatch.escapeKey('a/b~c') == 'a~1b~0c'"),
+                 cost=size_cost(0.1), estimate=size_estimate(0.1, result_size=True),
+                 doc="jsonpatch.escapeKey('a/b~c') == 'a~1b~0c'"),
     ),
 )  # fmt: skip

@@ -24,10 +24,10 @@ from kcel.checker.types import (
 from kcel.errors import EvalError
 from kcel.eval.equality import cel_equals
 from kcel.eval.runtime import add_int64, add_uint64
-from kcel.libs import CostRange, Library, Overload, SizeEstimate
+from kcel.libs import UNIT, CallEstimate, CallSite, Estimate, Library, Overload
 from kcel.libs.timestamps import add_duration_duration, add_duration_timestamp, add_timestamp_duration
 from kcel.temporal import Duration, Timestamp
-from kcel.values import UINT64_MAX, Uint
+from kcel.values import Uint
 
 __all__ = ["COMPARABLE", "LIBRARY", "SUMMABLE", "library", "traversal_cost", "traversal_estimate"]
 
@@ -185,47 +185,25 @@ def _runtime_cost(args: Sequence[Any], result: Any) -> int:
     return traversal_cost(args[0])
 
 
-def _factor(x: int, factor: float) -> int:
-    """cel-go's multiplyByCostFactor: ceil(x * factor), saturating at 2^64 - 1."""
-    if x > 0 and float(x) > UINT64_MAX / factor:
-        return UINT64_MAX
-    result = math.ceil(float(x) * factor)
-    return UINT64_MAX if result >= 2.0**64 else result
+def traversal_estimate(function: str) -> Estimate:
+    """Kubernetes' EstimateCallCost for these functions, from the receiver's checked type.
 
-
-def _is_text(t: CelType) -> bool:
-    return t.name in ("string", "bytes")
-
-
-UNKNOWN_SIZE = SizeEstimate(0, UINT64_MAX)
-
-
-def traversal_estimate(
-    function: str, receiver: SizeEstimate, receiver_type: CelType, element: SizeEstimate = UNKNOWN_SIZE
-) -> CostRange:
-    """Kubernetes' EstimateCallCost for these functions, from the receiver's static type.
-
-    A receiver type with parameters (a list) costs 1 per element, plus a tenth of the element
-    size (`element`, from the schema) when its first parameter is string or bytes. Any other
-    receiver (a string, `dyn`) costs its size for `includes` and a tenth of it otherwise (the
-    strings extension's indexOf falls in here too, since Kubernetes goes by function name).
+    A receiver whose type has parameters (a list) costs 1 per element, plus a tenth of the element's
+    size when its element type is string or bytes. Any other receiver (a string, `dyn`) costs its size
+    for `includes` and a tenth of it otherwise (the strings extension's indexOf falls in here too,
+    since Kubernetes goes by function name).
     """
-    if receiver_type.params:
-        low, high = 1, 1
-        if _is_text(receiver_type.params[0]):
-            low = min(low + _factor(element.min, _STRING_TRAVERSAL_FACTOR), UINT64_MAX)
-            high = min(high + _factor(element.max, _STRING_TRAVERSAL_FACTOR), UINT64_MAX)
-        return CostRange(min(receiver.min * low, UINT64_MAX), min(receiver.max * high, UINT64_MAX))
-    if function == "includes":
-        return CostRange(receiver.min, receiver.max)
-    return CostRange(_factor(receiver.min, _STRING_TRAVERSAL_FACTOR), _factor(receiver.max, _STRING_TRAVERSAL_FACTOR))
 
-
-def _estimate(function: str, receiver_type: CelType) -> Callable[..., CostRange]:
-    """The estimate for the declared receiver type; an estimator that knows the element size passes it."""
-
-    def estimate(sizes: Sequence[SizeEstimate], element: SizeEstimate = UNKNOWN_SIZE) -> CostRange:
-        return traversal_estimate(function, sizes[0], receiver_type, element)
+    def estimate(call: CallSite) -> CallEstimate:
+        receiver, receiver_type = call.size(0), call.type(0)
+        if receiver_type.params:
+            per_element = UNIT
+            if receiver_type.params[0].name in ("string", "bytes"):
+                per_element = per_element.add(call.element_size(0).times(_STRING_TRAVERSAL_FACTOR))
+            return CallEstimate(receiver.cost(per_element))
+        if function == "includes":
+            return CallEstimate(receiver.cost(UNIT))
+        return CallEstimate(receiver.times(_STRING_TRAVERSAL_FACTOR))
 
     return estimate
 
@@ -235,7 +213,7 @@ def _estimate(function: str, receiver_type: CelType) -> Callable[..., CostRange]
 
 def _member(oid: str, function: str, args: tuple[CelType, ...], result: CelType, impl: Any, doc: str) -> Overload:
     """A member overload whose runtime cost is one traversal of the receiver."""
-    estimate = _estimate(function, args[0])
+    estimate = traversal_estimate(function)
     return Overload(oid, function, args, result, impl, member=True, cost=_runtime_cost, doc=doc, estimate=estimate)
 
 

@@ -10,7 +10,7 @@ from kcel.checker.types import INT, STRING, list_of
 from kcel.errors import EvalError
 from kcel.eval.sizes import actual_size
 from kcel.goregex import GoRegexError, compile_go_regex
-from kcel.libs import ConstantCheck, CostRange, Library, Overload, SizeEstimate
+from kcel.libs import CallEstimate, CallSite, ConstantCheck, CostEstimate, Library, Overload, SizeEstimate
 from kcel.values import UINT64_MAX
 
 __all__ = ["LIBRARY", "find", "find_all"]
@@ -83,10 +83,11 @@ def _runtime_cost(args: Sequence[Any], result: Any) -> int:
     return _regex_cost(actual_size(args[0]), actual_size(args[1]))
 
 
-def _estimate(sizes: Sequence[SizeEstimate]) -> CostRange:
-    """EstimateCallCost: (size(s) + 1) * 0.1 times size(re) * 0.25, per bound (result size {0, size(s).max})."""
-    text, pattern = sizes[0], sizes[1]
-    return CostRange(_regex_cost(text.min, pattern.min), _regex_cost(text.max, pattern.max))
+def _estimate(call: CallSite) -> CallEstimate:
+    """EstimateCallCost: (size(s) + 1) * 0.1 times size(re) * 0.25, per bound; at most one match per character."""
+    text, pattern = call.size(0), call.size(1)
+    cost = CostEstimate(_regex_cost(text.min, pattern.min), _regex_cost(text.max, pattern.max))
+    return CallEstimate(cost, SizeEstimate(0, text.max))
 
 
 # Kubernetes compiles literal patterns when the program is created (cel-go OptimizeRegex), so a bad

@@ -526,7 +526,7 @@ LIBRARY = Library(
     "kubernetes.urls",
     overloads=(
         Overload("string_to_url", "url", (STRING,), URL_TYPE, string_to_url, cost=_string_traversal_cost,
-                 doc="url('https://example.com/path')", estimate=_string_traversal_estimate),
+                 doc="url('https://example.com/path')", estimate=size_estimate(0.1, result_size=True)),
         _accessor("url_get_scheme", "getScheme", STRING, url_get_scheme,
                   "url('https://example.com/').getScheme() == 'https'"),
         _accessor("url_get_host", "getHost", STRING, url_get_host, "url('https://[::1]:80/').getHost() == '[::1]:80'"),

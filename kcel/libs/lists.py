@@ -23,7 +23,17 @@ from kcel.checker.types import (
 from kcel.errors import EvalError
 from kcel.eval.runtime import type_name
 from kcel.eval.sizes import actual_size
-from kcel.libs import Library, Overload, RuntimeCost
+from kcel.libs import (
+    CallEstimate,
+    CallSite,
+    CostEstimate,
+    Estimate,
+    Library,
+    Overload,
+    RuntimeCost,
+    SizeEstimate,
+    int_literal,
+)
 from kcel.libs.sets import Members
 from kcel.parser.macros import LISTS
 from kcel.values import UINT64_MAX, Uint
@@ -38,6 +48,7 @@ SORTABLE: tuple[CelType, ...] = (INT, UINT, DOUBLE, BOOL, DURATION, TIMESTAMP, S
 
 _LIST_CREATE_COST = 10  # common.ListCreateBaseCost
 _CALL_COST = 1
+_CALL_AND_LIST_ESTIMATE = CostEstimate(_CALL_COST + _LIST_CREATE_COST, _CALL_COST + _LIST_CREATE_COST)
 _STRING_TRAVERSAL_FACTOR = 0.1
 
 
@@ -413,6 +424,51 @@ def _keys_self_compare_cost(args: Sequence[Any], result: Any) -> int:
     return _self_compare_cost(args[1])
 
 
+# -- estimated costs (cel-go ext/lists.go estimate*, version 3) -----------------------------
+
+
+def _allocating_estimate(factor: float, size: SizeEstimate) -> CallEstimate:
+    """estimateAllocatingListCall: the result's size times the factor, plus the call and the list creation."""
+    return CallEstimate(size.times(factor).add(_CALL_AND_LIST_ESTIMATE), size)
+
+
+def _slice_estimate(call: CallSite) -> CallEstimate:
+    start = int_literal(call.literal(1), 0)
+    end = int_literal(call.literal(2), call.size(0).max)
+    length = (end - start) % 2**64  # Go's uint64 subtraction
+    return _allocating_estimate(1, SizeEstimate(length, length))
+
+
+def _range_estimate(call: CallSite) -> CallEstimate:
+    count = int_literal(call.literal(0), UINT64_MAX)
+    return _allocating_estimate(1, SizeEstimate(count, count))
+
+
+def _reverse_estimate(call: CallSite) -> CallEstimate:
+    return _allocating_estimate(1, call.size(0))
+
+
+def _flatten_estimate(call: CallSite) -> CallEstimate:
+    depth = int_literal(call.literal(1), UINT64_MAX) if len(call) == 2 else 1
+    return _allocating_estimate(float(depth), call.size(0))
+
+
+def _distinct_estimate(call: CallSite) -> CallEstimate:
+    size = call.size(0)
+    return _allocating_estimate(2.0, size.multiply(size))
+
+
+def _sort_estimate(element: CelType, position: int) -> Estimate:
+    """O(n²) comparisons over the list sorted by (the receiver, or the keys for sortByAssociatedKeys)."""
+    factor = 2.0 + (_STRING_TRAVERSAL_FACTOR if element in (STRING, BYTES) else 0.0)
+
+    def estimate(call: CallSite) -> CallEstimate:
+        size = call.size(position)
+        return _allocating_estimate(factor, size.multiply(size))
+
+    return estimate
+
+
 # -- the table -----------------------------------------------------------------------------
 
 _LIST_T = list_of(T)
@@ -426,8 +482,9 @@ def _member(
     impl: Callable[..., Any],
     cost: RuntimeCost,
     doc: str,
+    estimate: Estimate,
 ) -> Overload:
-    return Overload(id, function, args, result, impl, member=True, cost=cost, doc=doc)
+    return Overload(id, function, args, result, impl, member=True, cost=cost, doc=doc, estimate=estimate)
 
 
 def _sort(t: CelType) -> Overload:
@@ -439,6 +496,7 @@ def _sort(t: CelType) -> Overload:
         list_sort,
         _receiver_self_compare_cost,
         "[3, 1, 2].sort() == [1, 2, 3]",
+        _sort_estimate(t, 0),
     )
 
 
@@ -451,25 +509,26 @@ def _sort_by(t: CelType) -> Overload:
         list_sort_by_associated_keys,
         _keys_self_compare_cost,
         "['a', 'b'].sortBy(e, -size(e))",
+        _sort_estimate(t, 1),
     )
 
 
 # (version introduced, overload); the costs apply from version 3 on.
 TABLE: tuple[tuple[int, Overload], ...] = (
     (0, _member("list_slice", "slice", (_LIST_T, INT, INT), _LIST_T, list_slice, _output_size_cost,
-                "[1, 2, 3].slice(1, 3) == [2, 3]")),
+                "[1, 2, 3].slice(1, 3) == [2, 3]", _slice_estimate)),
     (1, _member("list_flatten", "flatten", (list_of(_LIST_T),), _LIST_T, list_flatten, _flatten_cost,
-                "[1, [2, 3]].flatten() == [1, 2, 3]")),
+                "[1, [2, 3]].flatten() == [1, 2, 3]", _flatten_estimate)),
     (1, _member("list_flatten_int", "flatten", (list_of(DYN), INT), list_of(DYN), list_flatten_int, _flatten_cost,
-                "[1, [2, [3]]].flatten(2) == [1, 2, 3]")),
+                "[1, [2, [3]]].flatten(2) == [1, 2, 3]", _flatten_estimate)),
     *((2, _sort(t)) for t in SORTABLE),
     *((2, _sort_by(t)) for t in SORTABLE),
     (2, Overload("lists_range", "lists.range", (INT,), list_of(INT), lists_range, cost=_output_size_cost,
-                 doc="lists.range(3) == [0, 1, 2]")),
+                 estimate=_range_estimate, doc="lists.range(3) == [0, 1, 2]")),
     (2, _member("list_reverse", "reverse", (_LIST_T,), _LIST_T, list_reverse, _output_size_cost,
-                "[1, 2].reverse() == [2, 1]")),
+                "[1, 2].reverse() == [2, 1]", _reverse_estimate)),
     (2, _member("list_distinct", "distinct", (_LIST_T,), _LIST_T, list_distinct, _receiver_self_compare_cost,
-                "[1, 1.0, 2].distinct() == [1, 2]")),
+                "[1, 1.0, 2].distinct() == [1, 2]", _distinct_estimate)),
 )  # fmt: skip
 COSTS_SINCE = 3
 SORT_BY_SINCE = 2
@@ -482,7 +541,7 @@ def library(version: int = 3) -> Library:
     ['list_slice']
     """
     overloads = tuple(
-        overload if version >= COSTS_SINCE else replace(overload, cost=None)
+        overload if version >= COSTS_SINCE else replace(overload, cost=None, estimate=None)
         for since, overload in TABLE
         if since <= version
     )

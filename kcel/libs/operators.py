@@ -23,7 +23,7 @@ from kcel.checker.types import (
 )
 from kcel.errors import EvalError
 from kcel.eval import runtime
-from kcel.libs import Library, Overload
+from kcel.libs import UNIT, CallEstimate, CallSite, CostEstimate, Library, Overload
 
 _NUMERIC = (("int64", INT), ("uint64", UINT), ("double", DOUBLE))
 _ORDERED = (*_NUMERIC, ("bool", BOOL), ("string", STRING), ("bytes", BYTES))  # timestamps: kcel.libs.timestamps
@@ -53,9 +53,48 @@ def _arithmetic() -> list[Overload]:
 def _relations() -> list[Overload]:
     table = []
     for name, symbol, impl in _COMPARISONS:
-        table += [Overload(f"{name}_{suffix}", symbol, (t, t), BOOL, impl) for suffix, t in _ORDERED]
+        table += [
+            Overload(f"{name}_{suffix}", symbol, (t, t), BOOL, impl,
+                     estimate=compare_estimate if t in (STRING, BYTES) else None)
+            for suffix, t in _ORDERED
+        ]  # fmt: skip
         table += [Overload(f"{name}_{suffix}", symbol, (a, b), BOOL, impl) for suffix, a, b in _CROSS]
     return table
+
+
+# -- estimated costs (cel-go checker/cost.go, with Kubernetes' EstimateCallCost for `_==_`) ---------
+
+# Kubernetes types whose equality costs 1 (apiserver pkg/cel/library/cost.go).
+_CONSTANT_EQUALITY = frozenset((
+    "net.IP", "net.CIDR", "kubernetes.Quantity", "kubernetes.Semver", "kubernetes.authorization.Authorizer",
+    "kubernetes.authorization.PathCheck", "kubernetes.authorization.GroupCheck",
+    "kubernetes.authorization.ResourceCheck", "kubernetes.authorization.Decision",
+))  # fmt: skip
+_MAX_FORMAT_SIZE = 64  # apiserver pkg/cel/limits.go
+
+
+def compare_estimate(call: CallSite) -> CallEstimate:
+    """Strings and bytes compare up to the shorter one's size; other values cost 1 (sizes of 1)."""
+    smallest = min(call.size(0).max, call.size(1).max)
+    return CallEstimate(CostEstimate(1 if smallest > 0 else 0, smallest).times(0.1))
+
+
+def equals_estimate(call: CallSite) -> CallEstimate:
+    left = call.type(0)
+    if left == call.type(1):
+        if left.name in _CONSTANT_EQUALITY:
+            return CallEstimate(UNIT)
+        if left.name == "kubernetes.NamedFormat":
+            return CallEstimate(CostEstimate(1, _MAX_FORMAT_SIZE).times(0.1))
+        if left.name == "kubernetes.URL":
+            right = call.computed_size(1)  # upstream unions the right operand's size with itself
+            return CallEstimate(CostEstimate(1, right.max if right is not None else 1).times(0.1))
+    return compare_estimate(call)
+
+
+def _in_list_estimate(call: CallSite) -> CallEstimate:
+    """Every element may be compared (a constant list is O(1) at run time, not here)."""
+    return CallEstimate(call.size(1).times(1))
 
 
 def _unsupported(*_: Any) -> Any:
@@ -69,11 +108,11 @@ def _logic() -> list[Overload]:
         Overload("logical_not", "!_", (BOOL,), BOOL, runtime.logical_not),
         Overload("not_strictly_false", "@not_strictly_false", (BOOL,), BOOL, runtime.not_strictly_false),
         Overload("conditional", "_?_:_", (BOOL, A, A), A, _unsupported),
-        Overload("equals", "_==_", (A, A), BOOL, runtime.equals),
-        Overload("not_equals", "_!=_", (A, A), BOOL, runtime.not_equals),
+        Overload("equals", "_==_", (A, A), BOOL, runtime.equals, estimate=equals_estimate),
+        Overload("not_equals", "_!=_", (A, A), BOOL, runtime.not_equals, estimate=compare_estimate),
         Overload("index_list", "_[_]", (list_of(A), INT), A, runtime.index),
         Overload("index_map", "_[_]", (map_of(A, B), A), B, runtime.index),
-        Overload("in_list", "@in", (A, list_of(A)), BOOL, runtime.in_container),
+        Overload("in_list", "@in", (A, list_of(A)), BOOL, runtime.in_container, estimate=_in_list_estimate),
         Overload("in_map", "@in", (A, map_of(A, B)), BOOL, runtime.in_container),
     ]
 

@@ -8,7 +8,7 @@ from typing import Any
 from kcel.checker.types import BOOL, T, list_of
 from kcel.eval.equality import cel_equals
 from kcel.eval.sizes import actual_size
-from kcel.libs import Library, Overload, RuntimeCost
+from kcel.libs import UNIT, CallEstimate, CallSite, Estimate, Library, Overload, RuntimeCost
 from kcel.values import UINT64_MAX
 
 __all__ = ["LIBRARY", "Members"]
@@ -86,9 +86,19 @@ def _sets_cost(factor: float) -> RuntimeCost:
     return cost
 
 
+def _sets_estimate(factor: float) -> Estimate:
+    """cel-go's estimateSetsCost: size(a) * size(b) * factor + 1."""
+
+    def estimate(call: CallSite) -> CallEstimate:
+        return CallEstimate(call.size(0).multiply(call.size(1)).times(factor).add(UNIT))
+
+    return estimate
+
+
 def _overload(name: str, impl: Callable[..., bool], factor: float, doc: str) -> Overload:
     args = (list_of(T), list_of(T))
-    return Overload(f"list_sets_{name}_list", f"sets.{name}", args, BOOL, impl, cost=_sets_cost(factor), doc=doc)
+    return Overload(f"list_sets_{name}_list", f"sets.{name}", args, BOOL, impl, cost=_sets_cost(factor),
+                    estimate=_sets_estimate(factor), doc=doc)  # fmt: skip
 
 
 OVERLOADS: tuple[Overload, ...] = (

@@ -30,7 +30,7 @@ from kcel.eval.runtime import check_int
 from kcel.eval.runtime import type_of as runtime_type_of
 from kcel.eval.sizes import actual_size
 from kcel.goregex import GoRegexError, compile_go_regex, search_matches
-from kcel.libs import ConstantCheck, Library, Overload
+from kcel.libs import CallEstimate, CallSite, ConstantCheck, Library, Overload, SizeEstimate, size_estimate
 from kcel.values import INT64_MAX, INT64_MIN, UINT64_MAX, Uint
 
 
@@ -86,6 +86,32 @@ def _affix_cost(args: Sequence[Any], result: Any) -> int:
 
 def _first_arg_cost(args: Sequence[Any], result: Any) -> int:
     return _tenth(actual_size(args[0]))
+
+
+# -- estimated costs (cel-go checker/cost.go functionCost) -------------------------------------------
+
+
+def _contains_estimate(call: CallSite) -> CallEstimate:
+    return CallEstimate(call.size(0).times(0.1).multiply(call.size(1).times(0.1)))
+
+
+def matches_estimate(call: CallSite) -> CallEstimate:
+    """The string (plus one, so that an empty one still costs) times a guess at the regex's states."""
+    text = call.size(0).add(SizeEstimate(1, 1)).times(0.1)
+    return CallEstimate(text.multiply(call.size(1).times(0.25)))
+
+
+def _string_to_bytes_estimate(call: CallSite) -> CallEstimate:
+    size = call.size(0)  # a code point is at most four bytes (Go's unguarded uint64 product wraps)
+    return CallEstimate(size.times(0.1), SizeEstimate(size.min, size.max * 4 % 2**64))
+
+
+def _bytes_to_string_estimate(call: CallSite) -> CallEstimate:
+    size = call.size(0)
+    return CallEstimate(size.times(0.1), SizeEstimate(size.min // 4, size.max))
+
+
+_AFFIX_ESTIMATE = size_estimate(0.1, 1)  # the prefix or suffix (since cel-go v0.29)
 
 
 # -- conversions -------------------------------------------------------------------------------
@@ -223,11 +249,46 @@ def _overloads() -> tuple[Overload, ...]:
     table = [Overload(f"size_{name}", "size", (t,), INT, impl) for name, t, impl in sized]
     table += [Overload(f"{name}_size", "size", (t,), INT, impl, member=True) for name, t, impl in sized]
     table += [
-        Overload("contains_string", "contains", (STRING, STRING), BOOL, contains_string, True, _contains_cost),
-        Overload("starts_with_string", "startsWith", (STRING, STRING), BOOL, starts_with_string, True, _affix_cost),
-        Overload("ends_with_string", "endsWith", (STRING, STRING), BOOL, ends_with_string, True, _affix_cost),
         Overload(
-            "matches", "matches", (STRING, STRING), BOOL, matches_string, False, _matches_cost, constant_check=_PATTERN
+            "contains_string",
+            "contains",
+            (STRING, STRING),
+            BOOL,
+            contains_string,
+            True,
+            _contains_cost,
+            estimate=_contains_estimate,
+        ),
+        Overload(
+            "starts_with_string",
+            "startsWith",
+            (STRING, STRING),
+            BOOL,
+            starts_with_string,
+            True,
+            _affix_cost,
+            estimate=_AFFIX_ESTIMATE,
+        ),
+        Overload(
+            "ends_with_string",
+            "endsWith",
+            (STRING, STRING),
+            BOOL,
+            ends_with_string,
+            True,
+            _affix_cost,
+            estimate=_AFFIX_ESTIMATE,
+        ),
+        Overload(
+            "matches",
+            "matches",
+            (STRING, STRING),
+            BOOL,
+            matches_string,
+            False,
+            _matches_cost,
+            estimate=matches_estimate,
+            constant_check=_PATTERN,
         ),
         Overload(
             "matches_string",
@@ -237,6 +298,7 @@ def _overloads() -> tuple[Overload, ...]:
             matches_string,
             True,
             _matches_cost,
+            estimate=matches_estimate,
             constant_check=_PATTERN,
         ),
         # conversions
@@ -257,9 +319,25 @@ def _overloads() -> tuple[Overload, ...]:
         Overload("int64_to_string", "string", (INT,), STRING, str),
         Overload("uint64_to_string", "string", (UINT,), STRING, lambda v: str(int(v))),
         Overload("double_to_string", "string", (DOUBLE,), STRING, format_double),
-        Overload("bytes_to_string", "string", (BYTES,), STRING, bytes_to_string, cost=_first_arg_cost),
+        Overload(
+            "bytes_to_string",
+            "string",
+            (BYTES,),
+            STRING,
+            bytes_to_string,
+            cost=_first_arg_cost,
+            estimate=_bytes_to_string_estimate,
+        ),
         Overload("bytes_to_bytes", "bytes", (BYTES,), BYTES, _identity),
-        Overload("string_to_bytes", "bytes", (STRING,), BYTES, lambda s: s.encode("utf-8"), cost=_first_arg_cost),
+        Overload(
+            "string_to_bytes",
+            "bytes",
+            (STRING,),
+            BYTES,
+            lambda s: s.encode("utf-8"),
+            cost=_first_arg_cost,
+            estimate=_string_to_bytes_estimate,
+        ),
         Overload("bool_to_bool", "bool", (BOOL,), BOOL, _identity),
         Overload("string_to_bool", "bool", (STRING,), BOOL, string_to_bool),
         Overload("to_dyn", "dyn", (A,), DYN, _identity),

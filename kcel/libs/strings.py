@@ -18,7 +18,19 @@ from kcel.checker.types import DYN, INT, STRING, CelType, list_of
 from kcel.errors import EvalError
 from kcel.eval.runtime import type_name
 from kcel.eval.sizes import actual_size
-from kcel.libs import Library, Overload, RuntimeCost, size_cost
+from kcel.libs import (
+    NOT_LITERAL,
+    UINT64_MAX,
+    CallEstimate,
+    CallSite,
+    Estimate,
+    Library,
+    Overload,
+    RuntimeCost,
+    SizeEstimate,
+    size_cost,
+    size_estimate,
+)
 from kcel.temporal import Timestamp, go_quote
 from kcel.values import INT64_MAX
 
@@ -689,6 +701,59 @@ RECEIVER_COST = size_cost(0.1)
 REPLACE_SPLIT_COST = _twice_size_cost(0)
 JOIN_COST = _twice_size_cost(None)
 
+# -- estimated costs (Kubernetes EstimateCallCost by function name, else cel-go's formulas) ----------
+
+SCAN_ESTIMATE = size_estimate(0.1)  # indexOf, lastIndexOf, format: a tenth of the receiver's size
+SAME_SIZE_ESTIMATE = size_estimate(0.1, result_size=True)  # lowerAscii, upperAscii, substring, trim
+
+
+def _wrap(value: int) -> int:
+    """Go's uint64 arithmetic, which wraps where cel-go does not guard it."""
+    return value % 2**64
+
+
+def quote_estimate(call: CallSite) -> CallEstimate:
+    """cel-go: each character may be escaped, and two quotes are added."""
+    size = call.size(0)
+    return CallEstimate(size.times(0.1), SizeEstimate(_wrap(size.min + 2), _wrap(size.max * 2 + 2)))
+
+
+def _replace_count(size: int, old_bound: int, new_bound: int, widest: bool) -> tuple[int, int]:
+    """(replacements, retained size) for the largest (`widest`) or smallest result of `replace`."""
+    if old_bound == 0:  # an empty `old` surrounds every character
+        return (size + 1 if size < UINT64_MAX else size), size
+    if (new_bound <= old_bound) if widest else (old_bound <= new_bound):
+        return 0, size
+    return math.ceil(float(size) / float(old_bound)), 0
+
+
+def replace_estimate(call: CallSite) -> CallEstimate:
+    """Traversal plus construction; the result may grow to every `old` replaced by the longest `new`."""
+    size, old, new = call.size(0), call.size(1), call.size(2)
+    most, kept_most = _replace_count(size.max, old.min, new.max, True)
+    least, kept_least = _replace_count(size.min, old.max, new.min, False)
+    result = SizeEstimate(least, most).multiply(new).add(SizeEstimate(kept_least, kept_most))
+    return CallEstimate(size.times(2 * 0.1), result)
+
+
+def split_estimate(call: CallSite) -> CallEstimate:
+    """At worst every character becomes an element, or as many as a literal limit allows."""
+    size = call.size(0)
+    limit = call.literal(2) if len(call) > 2 else NOT_LITERAL
+    most = limit % 2**64 if type(limit) is int else size.max
+    return CallEstimate(size.times(2 * 0.1), SizeEstimate(0, most))
+
+
+def join_estimate(call: CallSite) -> CallEstimate:
+    """Every element at its longest, plus a separator between each two."""
+    elements = call.size(0)
+    size = elements.multiply(call.element_size(0)) if call.type(0).params else SizeEstimate(0, 0)
+    if len(call) > 1:
+        separators = SizeEstimate(max(elements.min - 1, 0), max(elements.max - 1, 0))
+        size = size.add(call.size(1).multiply(separators))
+    return CallEstimate(size.times(0.1), size)
+
+
 # -- the table ------------------------------------------------------------------------------------
 
 
@@ -705,8 +770,11 @@ def _member(
     impl: Callable[..., Any],
     cost: RuntimeCost | None,
     doc: str,
+    estimate: Estimate | None = None,
 ) -> tuple[range, Overload]:
-    return versions, Overload(overload_id, function, args, result, impl, member=True, cost=cost, doc=doc)
+    return versions, Overload(
+        overload_id, function, args, result, impl, member=True, cost=cost, doc=doc, estimate=estimate
+    )
 
 
 _ALL, _V1, _V2, _V3, _V4 = (_versions(first) for first in range(5))
@@ -717,41 +785,43 @@ S, L_S = STRING, list_of(STRING)
 OVERLOADS: tuple[tuple[range, Overload], ...] = (
     _member(_ALL, "string_char_at_int", "charAt", (S, INT), S, string_char_at_int, None, "'hello'.charAt(4) == 'o'"),
     _member(_ALL, "string_index_of_string", "indexOf", (S, S), INT, string_index_of_string, traversal_cost,
-            "'hello mellow'.indexOf('ello') == 1"),
+            "'hello mellow'.indexOf('ello') == 1", SCAN_ESTIMATE),
     _member(_ALL, "string_index_of_string_int", "indexOf", (S, S, INT), INT, string_index_of_string_int,
-            traversal_cost, "'hello mellow'.indexOf('ello', 2) == 7"),
+            traversal_cost, "'hello mellow'.indexOf('ello', 2) == 7", SCAN_ESTIMATE),
     _member(_ALL, "string_last_index_of_string", "lastIndexOf", (S, S), INT, string_last_index_of_string,
-            traversal_cost, "'hello mellow'.lastIndexOf('ello') == 7"),
+            traversal_cost, "'hello mellow'.lastIndexOf('ello') == 7", SCAN_ESTIMATE),
     _member(_ALL, "string_last_index_of_string_int", "lastIndexOf", (S, S, INT), INT, string_last_index_of_string_int,
-            traversal_cost, "'hello mellow'.lastIndexOf('ello', 6) == 1"),
+            traversal_cost, "'hello mellow'.lastIndexOf('ello', 6) == 1", SCAN_ESTIMATE),
     _member(_ALL, "string_lower_ascii", "lowerAscii", (S,), S, string_lower_ascii, RECEIVER_COST,
-            "'TacoCÆt'.lowerAscii() == 'tacocÆt'"),
+            "'TacoCÆt'.lowerAscii() == 'tacocÆt'", SAME_SIZE_ESTIMATE),
     _member(_ALL, "string_replace_string_string", "replace", (S, S, S), S, string_replace_string_string,
-            REPLACE_SPLIT_COST, "'hello hello'.replace('he', 'we') == 'wello wello'"),
+            REPLACE_SPLIT_COST, "'hello hello'.replace('he', 'we') == 'wello wello'", replace_estimate),
     _member(_ALL, "string_replace_string_string_int", "replace", (S, S, S, INT), S, string_replace_string_string_int,
-            REPLACE_SPLIT_COST, "'hello hello'.replace('he', 'we', 1) == 'wello hello'"),
+            REPLACE_SPLIT_COST, "'hello hello'.replace('he', 'we', 1) == 'wello hello'", replace_estimate),
     _member(_ALL, "string_split_string", "split", (S, S), L_S, string_split_string, REPLACE_SPLIT_COST,
-            "'a b c'.split(' ') == ['a', 'b', 'c']"),
+            "'a b c'.split(' ') == ['a', 'b', 'c']", split_estimate),
     _member(_ALL, "string_split_string_int", "split", (S, S, INT), L_S, string_split_string_int, REPLACE_SPLIT_COST,
-            "'a b c'.split(' ', 2) == ['a', 'b c']"),
+            "'a b c'.split(' ', 2) == ['a', 'b c']", split_estimate),
     _member(_ALL, "string_substring_int", "substring", (S, INT), S, string_substring_int, RECEIVER_COST,
-            "'tacocat'.substring(4) == 'cat'"),
+            "'tacocat'.substring(4) == 'cat'", SAME_SIZE_ESTIMATE),
     _member(_ALL, "string_substring_int_int", "substring", (S, INT, INT), S, string_substring_int_int, RECEIVER_COST,
-            "'tacocat'.substring(0, 4) == 'taco'"),
-    _member(_ALL, "string_trim", "trim", (S,), S, string_trim, RECEIVER_COST, "' \\ttrim\\n '.trim() == 'trim'"),
+            "'tacocat'.substring(0, 4) == 'taco'", SAME_SIZE_ESTIMATE),
+    _member(_ALL, "string_trim", "trim", (S,), S, string_trim, RECEIVER_COST,
+            "' \\ttrim\\n '.trim() == 'trim'", SAME_SIZE_ESTIMATE),
     _member(_ALL, "string_upper_ascii", "upperAscii", (S,), S, string_upper_ascii, RECEIVER_COST,
-            "'TacoCÆt'.upperAscii() == 'TACOCÆT'"),
+            "'TacoCÆt'.upperAscii() == 'TACOCÆT'", SAME_SIZE_ESTIMATE),
     _member(_V1_3, "string_format", "format", (S, list_of(DYN)), S, string_format, RECEIVER_COST,
-            "'%s is %.2f'.format(['pi', 3.14159]) == 'pi is 3.14'"),
+            "'%s is %.2f'.format(['pi', 3.14159]) == 'pi is 3.14'", SCAN_ESTIMATE),
     _member(_V4, "string_format", "format", (S, list_of(DYN)), S, string_format_v2, RECEIVER_COST,
-            "'%.1f'.format([2]) == '2.0'"),
+            "'%.1f'.format([2]) == '2.0'", SCAN_ESTIMATE),
     (_V1, Overload("strings_quote", "strings.quote", (S,), S, strings_quote, cost=RECEIVER_COST,
-                   doc="strings.quote('a\\nb') == '\"a\\\\nb\"'")),
-    _member(_V0_1, "list_join", "join", (L_S,), S, list_join_v0, JOIN_COST, "['a', 'b'].join() == 'ab'"),
+                   estimate=quote_estimate, doc="strings.quote('a\\nb') == '\"a\\\\nb\"'")),
+    _member(_V0_1, "list_join", "join", (L_S,), S, list_join_v0, JOIN_COST, "['a', 'b'].join() == 'ab'", join_estimate),
     _member(_V0_1, "list_join_string", "join", (L_S, S), S, list_join_string_v0, JOIN_COST,
-            "['a', 'b'].join('-') == 'a-b'"),
-    _member(_V2, "list_join", "join", (L_S,), S, list_join, JOIN_COST, "['a', 'b'].join() == 'ab'"),
-    _member(_V2, "list_join_string", "join", (L_S, S), S, list_join_string, JOIN_COST, "['a', 'b'].join('-') == 'a-b'"),
+            "['a', 'b'].join('-') == 'a-b'", join_estimate),
+    _member(_V2, "list_join", "join", (L_S,), S, list_join, JOIN_COST, "['a', 'b'].join() == 'ab'", join_estimate),
+    _member(_V2, "list_join_string", "join", (L_S, S), S, list_join_string, JOIN_COST,
+            "['a', 'b'].join('-') == 'a-b'", join_estimate),
     _member(_V3, "string_reverse", "reverse", (S,), S, string_reverse, None, "'gums'.reverse() == 'smug'"),
 )
 """Every overload, each with the strings versions that declare it (cel-go's ids; costs: None = 1)."""

@@ -380,27 +380,6 @@ def test_update_compiles_existing_expressions_in_the_stored_environment() -> Non
     assert str(error.field) == f"{AT}.messageExpression"
 
 
-class _CountingLimits:
-    """A stand-in for the future cost checker: records where it is asked, reports nothing."""
-
-    def __init__(self) -> None:
-        self.asked: list[str] = []
-
-    def expression(self, path: Any, compiled: Any, schema: Any, message: bool) -> list[Any]:
-        self.asked.append(str(path))
-        return []
-
-    def total(self, path: Any) -> list[Any]:
-        self.asked.append(f"total {path}")
-        return []
-
-
-def test_cost_limits_hook_is_asked_per_expression_and_schema() -> None:
-    limits = _CountingLimits()
-    validate_crd(one_crd(rules_on(STRING, {"rule": "true", "messageExpression": "'m'"})), cost_limits=limits)
-    assert limits.asked == [f"{AT}.rule", f"{AT}.messageExpression", f"total {ROOT}"]
-
-
 # --- custom resources ------------------------------------------------------------------------------------
 
 WIDGET = """

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import kcel
+from kcel.cost import StringSizes
 from kcel.errors import CompileError, EvalError
 from kcel.eval.runtime import type_of
 from kcel.k8s.authorizer import (
@@ -28,9 +29,8 @@ from kcel.k8s.authorizer import (
     parse_field_selector,
     parse_label_selector,
 )
-from kcel.libs import SizeEstimate
+from kcel.libs import SizedCall, SizeEstimate
 from kcel.libs.k8s_authz import AUTHORIZER_TYPE, LIBRARY, authorizer_value, library
-from kcel.parser.ast import Call, Const, Ident
 from kcel.values import TypeValue
 from tests.conftest import SHARED
 
@@ -434,24 +434,9 @@ def test_label_requirement_matches(selector: str, labels: dict[str, str], expect
 
 
 def estimate(program: Any) -> tuple[int, int]:
-    """cel-go's EstimateCost for a member-call chain on `authorizer` with literal arguments."""
-    overloads = {o.id: o for o in LIBRARY.overloads}
-
-    def visit(node: Any) -> tuple[int, int, SizeEstimate]:
-        if isinstance(node, Ident):
-            return 1, 1, SizeEstimate(1, 1)
-        if isinstance(node, Const):
-            size = len(node.value) if isinstance(node.value, str) else 1
-            return 0, 0, SizeEstimate(size, size)
-        assert isinstance(node, Call), node
-        parts = [visit(n) for n in (node.target, *node.args) if n is not None]
-        (overload_id,) = program.checked.overloads[node.id]
-        call = overloads[overload_id].estimate([p[2] for p in parts])
-        lo, hi = sum(p[0] for p in parts) + call.min, sum(p[1] for p in parts) + call.max
-        return lo, hi, SizeEstimate(0, 0)
-
-    lo, hi, _ = visit(program.parsed.expr)
-    return lo, hi
+    """kcel's estimator with cost_test.go's sizes (strings of unknown size are at most 12 long)."""
+    found = env().estimate_cost(program, StringSizes(12))
+    return found.min, found.max
 
 
 # apiserver cost_test.go TestAuthzLibrary: (expression, estimated cost, runtime cost)
@@ -488,8 +473,10 @@ SELECTOR_COST_ROWS = [(SizeEstimate(0, 12), (10, 10 + 2 + 300)), (SizeEstimate(7
 @pytest.mark.parametrize(("size", "expected"), SELECTOR_COST_ROWS)
 def test_selector_estimate(size: SizeEstimate, expected: tuple[int, int]) -> None:
     for overload_id in ("authorizer_fieldselector", "authorizer_labelselector"):
-        result = OVERLOADS[overload_id].estimate([SizeEstimate(1, 1), size])
-        assert (result.min, result.max) == expected
+        estimate = OVERLOADS[overload_id].estimate
+        assert estimate is not None
+        result = estimate(SizedCall([SizeEstimate(1, 1), size]))
+        assert result is not None and (result.cost.min, result.cost.max) == expected
 
 
 def test_overload_ids() -> None:

@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 
 import kcel
-from kcel.checker.types import BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, UINT, CelType, list_of
+from kcel.checker.types import BYTES, DOUBLE, DYN, INT, STRING, UINT, CelType, list_of
+from kcel.cost import StringSizes
 from kcel.errors import CompileError, EvalError
-from kcel.libs import CostRange, SizeEstimate
+from kcel.libs import CallEstimate, CostEstimate, SizedCall, SizeEstimate
 from kcel.libs.k8s_lists import LIBRARY, library, traversal_cost, traversal_estimate
-from kcel.parser import parse
-from kcel.parser.ast import Call, Const, CreateList, Expr
 from kcel.temporal import Duration, Timestamp
 from kcel.values import NONE, UINT64_MAX, Uint
 from tests.conftest import SHARED
@@ -288,37 +287,55 @@ UNKNOWN = SizeEstimate(0, UINT64_MAX)
 
 # (function, receiver size, receiver type, element size, estimate)
 ESTIMATE_ROWS = [
-    ("sum", SizeEstimate(5, 5), list_of(INT), UNKNOWN, CostRange(5, 5)),
-    ("isSorted", SizeEstimate(5, 5), list_of(STRING), SizeEstimate(0, 12), CostRange(5, 15)),
-    ("max", SizeEstimate(5, 5), list_of(BYTES), SizeEstimate(0, 12), CostRange(5, 15)),
-    ("isSorted", SizeEstimate(5, 5), list_of(STRING), UNKNOWN, CostRange(5, 5 * (1 + 1844674407370955264))),
-    ("min", SizeEstimate(0, UINT64_MAX), list_of(DOUBLE), UNKNOWN, CostRange(0, UINT64_MAX)),
-    ("min", SizeEstimate(0, UINT64_MAX), list_of(STRING), SizeEstimate(0, 12), CostRange(0, UINT64_MAX)),  # saturates
-    ("includes", SizeEstimate(50, 50), STRING, UNKNOWN, CostRange(50, 50)),  # not a list: size * 1
-    ("includes", SizeEstimate(3, 7), DYN, UNKNOWN, CostRange(3, 7)),
-    ("indexOf", SizeEstimate(50, 50), STRING, UNKNOWN, CostRange(5, 5)),  # a string: size * 0.1
-    ("isSorted", SizeEstimate(10, 25), DYN, UNKNOWN, CostRange(1, 3)),
-    ("indexOf", SizeEstimate(2, 4), list_of(list_of(STRING)), UNKNOWN, CostRange(2, 4)),
+    ("sum", SizeEstimate(5, 5), list_of(INT), UNKNOWN, CostEstimate(5, 5)),
+    ("isSorted", SizeEstimate(5, 5), list_of(STRING), SizeEstimate(0, 12), CostEstimate(5, 15)),
+    ("max", SizeEstimate(5, 5), list_of(BYTES), SizeEstimate(0, 12), CostEstimate(5, 15)),
+    ("isSorted", SizeEstimate(5, 5), list_of(STRING), UNKNOWN, CostEstimate(5, 5 * (1 + 1844674407370955264))),
+    ("min", SizeEstimate(0, UINT64_MAX), list_of(DOUBLE), UNKNOWN, CostEstimate(0, UINT64_MAX)),
+    (
+        "min",
+        SizeEstimate(0, UINT64_MAX),
+        list_of(STRING),
+        SizeEstimate(0, 12),
+        CostEstimate(0, UINT64_MAX),
+    ),  # saturates
+    ("includes", SizeEstimate(50, 50), STRING, UNKNOWN, CostEstimate(50, 50)),  # not a list: size * 1
+    ("includes", SizeEstimate(3, 7), DYN, UNKNOWN, CostEstimate(3, 7)),
+    ("indexOf", SizeEstimate(50, 50), STRING, UNKNOWN, CostEstimate(5, 5)),  # a string: size * 0.1
+    ("isSorted", SizeEstimate(10, 25), DYN, UNKNOWN, CostEstimate(1, 3)),
+    ("indexOf", SizeEstimate(2, 4), list_of(list_of(STRING)), UNKNOWN, CostEstimate(2, 4)),
 ]
 
 
 @pytest.mark.parametrize(("function", "receiver", "receiver_type", "element", "expected"), ESTIMATE_ROWS)
 def test_traversal_estimate(
-    function: str, receiver: SizeEstimate, receiver_type: CelType, element: SizeEstimate, expected: CostRange
+    function: str, receiver: SizeEstimate, receiver_type: CelType, element: SizeEstimate, expected: CostEstimate
 ) -> None:
-    assert traversal_estimate(function, receiver, receiver_type, element) == expected
+    call = SizedCall([receiver], [receiver_type], [element])
+    assert traversal_estimate(function)(call) == CallEstimate(expected)
 
 
 def test_overload_estimates() -> None:
-    """Each overload estimates from its declared receiver type; the estimator may pass the element size."""
-    five = [SizeEstimate(5, 5)]
-    assert OVERLOADS["list_int_sum_int"].estimate(five) == CostRange(5, 5)  # type: ignore[misc]
-    string_sorted = OVERLOADS["list_string_is_sorted_bool"].estimate
-    assert string_sorted is not None
-    assert string_sorted(five) == CostRange(5, 5 * (1 + 1844674407370955264))  # unknown element size
-    assert string_sorted(five, element=SizeEstimate(0, 12)) == CostRange(5, 15)  # type: ignore[call-arg]
-    assert OVERLOADS["list_includes_dyn_dyn"].estimate(five + five) == CostRange(5, 5)  # type: ignore[misc]
-    assert OVERLOADS["list_a_index_of_int"].estimate(five + five) == CostRange(5, 5)  # type: ignore[misc]
+    """Each overload estimates from the receiver's checked type (not its declared one) and element size."""
+    five = SizeEstimate(5, 5)
+
+    def estimate(overload_id: str, call: SizedCall) -> CostEstimate:
+        found = OVERLOADS[overload_id].estimate
+        assert found is not None
+        result = found(call)
+        assert result is not None
+        return result.cost
+
+    assert estimate("list_int_sum_int", SizedCall([five], [list_of(INT)])) == CostEstimate(5, 5)
+    strings = SizedCall([five], [list_of(STRING)])
+    assert estimate("list_string_is_sorted_bool", strings) == CostEstimate(5, 5 * (1 + 1844674407370955264))
+    strings = SizedCall([five], [list_of(STRING)], [SizeEstimate(0, 12)])
+    assert estimate("list_string_is_sorted_bool", strings) == CostEstimate(5, 15)
+    assert estimate("list_includes_dyn_dyn", SizedCall([five, five], [DYN, DYN])) == CostEstimate(5, 5)
+    # declared list(A), called on list(string): the element size counts
+    assert estimate("list_a_index_of_int", SizedCall([five, five], [list_of(STRING), STRING])) == CostEstimate(
+        5, 5 * (1 + 1844674407370955264)
+    )
 
 
 # -- Kubernetes' own tables (../shared/k8s-cases) ----------------------------------------------
@@ -336,46 +353,13 @@ def _lists_cost_cases() -> list[Any]:
     return [pytest.param(case, id=case["id"]) for case in cases]
 
 
-_CONVERSIONS = {"uint": UINT, "duration": DURATION, "timestamp": TIMESTAMP, "bytes": BYTES}
-_CONSTANTS = {bool: BOOL, int: INT, float: DOUBLE, str: STRING}
-
-
-def _literal(node: Expr) -> tuple[CelType, int]:
-    """Type and estimated cost of a literal or of a conversion of a literal (bytes('...') costs a tenth of it)."""
-    if isinstance(node, Const):
-        return _CONSTANTS[type(node.value)], 0
-    assert isinstance(node, Call) and node.function in _CONVERSIONS and isinstance(node.args[0], Const)
-    text = node.args[0].value
-    cost = math.ceil(len(text) * 0.1) if node.function == "bytes" and isinstance(text, str) else 1
-    return _CONVERSIONS[node.function], cost
-
-
-def _estimate(expr: str) -> CostRange:
-    """cel-go's estimate of `<literal list or string>.f(<literal>)` with cost_test.go's size estimator.
-
-    That estimator answers [0, 12] for the (sizeless) element node of a string or bytes list.
-    """
-    call = parse(expr).expr
-    assert isinstance(call, Call) and call.target is not None
-    argument_cost = sum(_literal(arg)[1] for arg in call.args)
-    target = call.target
-    if isinstance(target, CreateList):
-        elements = [_literal(e) for e in target.elements]
-        receiver_type, base = list_of(elements[0][0]), 10 + sum(cost for _, cost in elements)
-        size = SizeEstimate(len(elements), len(elements))
-    else:
-        assert isinstance(target, Const) and isinstance(target.value, str)
-        receiver_type, base, size = STRING, 0, SizeEstimate(len(target.value), len(target.value))
-    call_cost = traversal_estimate(call.function, size, receiver_type, SizeEstimate(0, 12))
-    return CostRange(base + argument_cost + call_cost.min, base + argument_cost + call_cost.max)
-
-
 @pytest.mark.parametrize("case", _lists_cost_cases())
 def test_k8s_lists_cost_cases(case: dict[str, Any]) -> None:
     expr, expect = case["expression"], case["expect"]
     # cost_test.go builds programs without OptOptimize: nothing is folded there.
     unoptimized = kcel.Env(libraries=[*kcel.env.default_libraries(), library(1)], optimize=False)
-    _, cost = unoptimized.compile(expr).evaluate_with_cost({})
+    program = unoptimized.compile(expr)
+    _, cost = program.evaluate_with_cost({})
     assert cost == expect["runtime_cost"]
-    estimate = _estimate(expr)
+    estimate = unoptimized.estimate_cost(program, StringSizes(12))
     assert {"min": estimate.min, "max": estimate.max} == expect["estimated_cost"]

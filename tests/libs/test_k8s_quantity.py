@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 
 import kcel
-from kcel.checker.types import BOOL, INT
+from kcel.checker.types import BOOL
+from kcel.cost import StringSizes
 from kcel.env import default_libraries, load_library
 from kcel.errors import CompileError, EvalError
 from kcel.eval.equality import cel_equals
-from kcel.libs import SizeEstimate
+from kcel.libs import SizedCall, SizeEstimate
 from kcel.libs.k8s_quantity import (
     BINARY_SI,
     DECIMAL_EXPONENT,
@@ -36,7 +37,6 @@ from kcel.libs.k8s_quantity import (
     QuantityTooLarge,
     parse_quantity,
 )
-from kcel.parser.ast import Call, Const, Ident
 from kcel.values import TypeValue
 from tests.conftest import SHARED
 
@@ -434,31 +434,9 @@ def test_overload_ids() -> None:
 
 
 def estimate(program: Any) -> tuple[int, int]:
-    """cel-go's EstimateCost for the shapes in the cost rows: calls on literals, `==` and `&&`."""
-    types = program.checked.types
-
-    def visit(node: Any) -> tuple[int, int, SizeEstimate]:
-        if isinstance(node, Ident):
-            return 1, 1, SizeEstimate(1, 1)
-        if isinstance(node, Const):
-            size = len(node.value) if isinstance(node.value, str) else 1
-            return 0, 0, SizeEstimate(size, size)
-        assert isinstance(node, Call), node
-        parts = [visit(n) for n in (node.target, *node.args) if n is not None]
-        if node.function == "_&&_":
-            return parts[0][0], parts[0][1] + parts[1][1], SizeEstimate(1, 1)
-        (overload_id,) = program.checked.overloads[node.id]
-        library_estimate = OVERLOADS[overload_id].estimate if overload_id in OVERLOADS else None
-        if library_estimate is not None:
-            call = library_estimate([p[2] for p in parts])
-            low, high = call.min, call.max
-        else:  # `==` on quantities is 1 in Kubernetes' estimator; on ints and int comparisons, 1 in cel-go's
-            assert types[node.args[0].id] in (QUANTITY_TYPE, INT), node
-            low = high = 1
-        return sum(p[0] for p in parts) + low, sum(p[1] for p in parts) + high, SizeEstimate(1, 1)
-
-    low, high, _ = visit(program.parsed.expr)
-    return low, high
+    """kcel's estimator with cost_test.go's sizes (strings of unknown size are at most 12 long)."""
+    found = ENV.estimate_cost(program, StringSizes(12))
+    return found.min, found.max
 
 
 # apiserver cost_test.go TestQuantityCost: (expression, estimated {min, max}, runtime cost)
@@ -494,8 +472,8 @@ def test_parse_estimate(size: SizeEstimate, expected: tuple[int, int]) -> None:
     for oid in ("string_to_quantity", "is_quantity_string"):
         estimate_fn = OVERLOADS[oid].estimate
         assert estimate_fn is not None
-        call = estimate_fn([size])
-        assert (call.min, call.max) == expected
+        call = estimate_fn(SizedCall([size]))
+        assert call is not None and (call.cost.min, call.cost.max) == expected
 
 
 # -- Kubernetes' own cases (../shared/k8s-cases) -----------------------------------------------

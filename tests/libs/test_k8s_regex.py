@@ -13,12 +13,11 @@ from typing import Any
 import pytest
 
 import kcel
+from kcel.cost import StringSizes
 from kcel.errors import CompileError, EvalError, PlanError
 from kcel.goregex import GoRegexError, compile_go_regex
-from kcel.libs import CostRange, SizeEstimate
+from kcel.libs import CallEstimate, CostEstimate, SizedCall, SizeEstimate
 from kcel.libs.k8s_regex import LIBRARY, find, find_all
-from kcel.parser import parse
-from kcel.parser.ast import Call, Const
 from kcel.values import UINT64_MAX
 from tests.conftest import SHARED
 
@@ -171,19 +170,19 @@ def test_runtime_costs(expr: str, cost: int) -> None:
 
 # (receiver size, pattern size, estimate)
 ESTIMATE_ROWS = [
-    (SizeEstimate(15, 15), SizeEstimate(3, 3), CostRange(2, 2)),
-    (SizeEstimate(0, 12), SizeEstimate(0, 12), CostRange(0, 6)),
-    (SizeEstimate(0, UINT64_MAX), SizeEstimate(4, 4), CostRange(1, 1844674407370955264)),
-    (SizeEstimate(0, UINT64_MAX), SizeEstimate(0, UINT64_MAX), CostRange(0, UINT64_MAX)),
+    (SizeEstimate(15, 15), SizeEstimate(3, 3), CostEstimate(2, 2)),
+    (SizeEstimate(0, 12), SizeEstimate(0, 12), CostEstimate(0, 6)),
+    (SizeEstimate(0, UINT64_MAX), SizeEstimate(4, 4), CostEstimate(1, 1844674407370955264)),
+    (SizeEstimate(0, UINT64_MAX), SizeEstimate(0, UINT64_MAX), CostEstimate(0, UINT64_MAX)),
 ]
 
 
 @pytest.mark.parametrize(("text", "pattern", "expected"), ESTIMATE_ROWS)
-def test_estimates(text: SizeEstimate, pattern: SizeEstimate, expected: CostRange) -> None:
+def test_estimates(text: SizeEstimate, pattern: SizeEstimate, expected: CostEstimate) -> None:
     for overload in OVERLOADS.values():
         assert overload.estimate is not None
         sizes = [text, pattern] if len(overload.args) == 2 else [text, pattern, SizeEstimate(1, 1)]
-        assert overload.estimate(sizes) == expected
+        assert overload.estimate(SizedCall(sizes)) == CallEstimate(expected, SizeEstimate(0, text.max))
 
 
 def test_overload_ids() -> None:
@@ -206,22 +205,10 @@ def _regex_cost_cases() -> list[Any]:
     ]
 
 
-def _literal_call_estimate(expr: str) -> CostRange:
-    """The overload's estimate for a call whose receiver and arguments are literals (which cost 0)."""
-    call = parse(expr).expr
-    assert isinstance(call, Call) and call.target is not None
-    nodes = (call.target, *call.args)
-    assert all(isinstance(node, Const) for node in nodes)
-    sizes = [SizeEstimate(*(2 * [len(n.value) if isinstance(n.value, str) else 1])) for n in nodes]  # type: ignore[union-attr]
-    overload = next(o for o in OVERLOADS.values() if o.function == call.function and len(o.args) == len(nodes))
-    assert overload.estimate is not None
-    return overload.estimate(sizes)
-
-
 @pytest.mark.parametrize("case", _regex_cost_cases())
 def test_k8s_regex_cost_cases(case: dict[str, Any]) -> None:
     """Runtime cost (no list literals here, so cel-go's unoptimised program costs what kcel's does) and estimate."""
-    _, cost = env().compile(case["expression"]).evaluate_with_cost({})
-    assert cost == case["expect"]["runtime_cost"]
-    estimate = _literal_call_estimate(case["expression"])
+    program = env().compile(case["expression"])
+    assert program.evaluate_with_cost({})[1] == case["expect"]["runtime_cost"]
+    estimate = env().estimate_cost(program, StringSizes(12))
     assert {"min": estimate.min, "max": estimate.max} == case["expect"]["estimated_cost"]

@@ -18,7 +18,7 @@ from kcel.checker.types import STRING, list_of, map_of
 from kcel.errors import CompileError, EvalError
 from kcel.eval.dispatch import predicate
 from kcel.eval.runtime import type_of
-from kcel.libs import SizeEstimate
+from kcel.libs import SizedCall, SizeEstimate
 from kcel.libs.k8s_url import LIBRARY, URL, URL_TYPE, UrlError, Userinfo, parse, parse_query, parse_request_uri
 from kcel.values import TypeValue
 from tests.conftest import SHARED
@@ -544,8 +544,8 @@ def test_runtime_costs(expr: str, cost: int) -> None:
 def test_estimated_costs(overload_id: str, sizes: list[SizeEstimate], expected: tuple[int, int]) -> None:
     estimate = OVERLOADS[overload_id].estimate
     assert estimate is not None
-    got = estimate(sizes)
-    assert (got.min, got.max) == expected
+    got = estimate(SizedCall(sizes))
+    assert got is not None and (got.cost.min, got.cost.max) == expected
 
 
 # -- Kubernetes' own tables (../shared/k8s-cases) ----------------------------------------------
