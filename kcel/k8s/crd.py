@@ -3,21 +3,19 @@
 `load_crds` reads CRD manifests (YAML or JSON, several documents, `List`s). `validate_crd` runs the
 `x-kubernetes-validations` checks of k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation
 (`ValidateCustomResourceDefinitionOpenAPISchema` and its CEL part), with the field paths of the internal CRD
-the API server validates. `validate_object` runs a CRD's rules over a custom resource as the registry strategy
-does (status handling, the stored-expressions environment, the 10M budget, ratcheting) and renders the 422
-message. OpenAPI schema validation, defaulting and pruning are not done here.
+the API server validates. `validate_object` takes a custom resource through what the API server does to it
+(decoding, pruning, defaulting, ObjectMeta, OpenAPI schema, list-type and CEL validation: kcel.k8s.customresource)
+and renders the 400 or 422 message.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
-
-import yaml
 
 from kcel.k8s import field as fe
 from kcel.k8s.cost import (
@@ -27,9 +25,12 @@ from kcel.k8s.cost import (
     max_elements,
     times_cardinality,
 )
+from kcel.k8s.customresource import FIELD_VALIDATIONS, Request, admit
 from kcel.k8s.decltypes import DeclType, schema_decl_type
+from kcel.k8s.decoding import Document, decode_documents
 from kcel.k8s.escaping import escape
 from kcel.k8s.fieldpath import FieldPathError, valid_field_path
+from kcel.k8s.openapi import OpenAPIValidator
 from kcel.k8s.schema import Schema, SchemaError, ValidationRule
 from kcel.k8s.validation import CompiledRule, RuleEnvironments, Validator, compile_rules
 from kcel.libs import UINT64_MAX
@@ -99,31 +100,6 @@ class CRDLoadError(ValueError):
     """A manifest that cannot be read as CRDs; the message names the file, the document and the field path."""
 
 
-class _Loader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
-    """YAML as sigs.k8s.io/yaml reads it: timestamps and `=` stay strings, as go-yaml leaves them in untyped values."""
-
-
-for _tag in ("timestamp", "value"):  # `=` is YAML 1.1's value key; go-yaml reads it as the string "="
-    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _Loader.construct_yaml_str)
-
-
-def _json_keys(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    """Mappings with JSON's string keys: YAML keys such as `on`, `null` or `80` become "true", "null", "80"."""
-    mapping: dict[Any, Any] = loader.construct_mapping(node)
-    if all(isinstance(key, str) for key in mapping):
-        return mapping
-    return {_json_key(key): value for key, value in mapping.items()}
-
-
-def _json_key(key: Any) -> str:
-    if isinstance(key, bool) or key is None:
-        return json.dumps(key)
-    return str(key)
-
-
-_Loader.add_constructor("tag:yaml.org,2002:map", _json_keys)
-
-
 def load_crds(source: str | os.PathLike[str]) -> list[CRD]:
     """Read every CRD in a file (or in YAML/JSON text: a str with a line break, or naming no file).
 
@@ -147,8 +123,8 @@ def load_crds(source: str | os.PathLike[str]) -> list[CRD]:
     """
     name, text = _read_source(source)
     crds: list[CRD] = []
-    for index, document in enumerate(_documents(name, text)):
-        crds.extend(_crds_in(document, f"{name}: document {index}", ""))
+    for document in _documents(name, text):
+        crds.extend(_crds_in(document.value, f"{name}: document {document.index}", ""))
     return crds
 
 
@@ -158,7 +134,17 @@ def load_documents(source: str | os.PathLike[str]) -> list[Any]:
     Raises:
         CRDLoadError: the file cannot be read or parsed; the message names the file, line and column.
     """
-    return [document for document in _documents(*_read_source(source)) if document is not None]
+    return [document.value for document in _documents(*_read_source(source))]
+
+
+def load_manifests(source: str | os.PathLike[str]) -> list[Document]:
+    """Every document of a file, each with its own decoding error (so one bad document does not hide the rest)
+    and the duplicate fields strict decoding would reject.
+
+    Raises:
+        CRDLoadError: the file cannot be read.
+    """
+    return decode_documents(*reversed(_read_source(source)))
 
 
 def _read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
@@ -170,23 +156,12 @@ def _read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
         raise CRDLoadError(f"{os.fspath(source)}: cannot read: {err}") from None
 
 
-def _documents(name: str, text: str) -> list[Any]:
-    if name.endswith(".json"):
-        try:
-            return [json.loads(text)]
-        except json.JSONDecodeError as err:
-            raise CRDLoadError(f"{name}:{err.lineno}:{err.colno}: invalid JSON: {err.msg}") from None
-    try:
-        return list(yaml.load_all(text, Loader=_Loader))
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark is not None else name
-        problem = err.problem or err.context or "cannot parse"
-        if err.context and err.problem and err.context_mark is not None:
-            problem += f" ({err.context} at line {err.context_mark.line + 1}, column {err.context_mark.column + 1})"
-        raise CRDLoadError(f"{where}: invalid YAML: {problem}") from None
-    except yaml.YAMLError as err:
-        raise CRDLoadError(f"{name}: invalid YAML: {err}") from None
+def _documents(name: str, text: str) -> list[Document]:
+    documents = decode_documents(text, name)
+    for document in documents:
+        if document.error:
+            raise CRDLoadError(document.error)
+    return documents
 
 
 def _crds_in(document: Any, where: str, prefix: str) -> list[CRD]:
@@ -682,31 +657,48 @@ def _rules_in_nested(schema: Schema, path: fe.Path) -> Iterator[fe.FieldError]:
 
 @dataclass(frozen=True)
 class ObjectResult:
-    """What CEL rules give for one request: errors, ratcheted errors (warnings) and the 422 message."""
+    """The API server's answer to one request: field errors (422) or a decoding error (400), warnings (ratcheted
+    rules, unknown fields under `Warn`), the status message, and the object as it would be stored."""
 
     errors: list[fe.FieldError]
     warnings: list[str]
-    message: str  # "" when there are no errors
+    message: str  # "" when the request is accepted
+    reason: str = ""  # "Invalid" (422 with `errors`), "BadRequest" (400, `message` only), "" when accepted
+    object: Any = field(default=None, repr=False)  # decoded, pruned, defaulted (None when rejected while decoding)
 
 
 def validate_object(
-    crd: CRD, obj: Mapping[str, Any], old: Mapping[str, Any] | None = None, *, subresource: str | None = None
+    crd: CRD,
+    obj: Mapping[str, Any],
+    old: Mapping[str, Any] | None = None,
+    *,
+    subresource: str | None = None,
+    field_validation: str = "Strict",
+    namespace: str = "default",
+    strict_errors: tuple[str, ...] = (),
 ) -> ObjectResult:
-    """Run the CRD's rules over a custom resource, as create (no `old`), update or a `status` update do.
+    """What the API server answers to a create (no `old`), update or `status` update of a custom resource.
 
-    The version comes from the object's apiVersion. Status is handled as the registry strategies do before
-    validating (create drops it, updates keep the old one, status updates keep all but it); the object is
-    expected to be defaulted, pruned and schema-valid already (the API server runs no rule otherwise).
+    The version comes from the object's apiVersion. The object is decoded (metadata read as ObjectMeta, unknown
+    fields pruned), defaulted, and validated as the registry does: ObjectMeta, the OpenAPI schema, embedded
+    resources, list types, then the CEL rules (kcel.k8s.customresource). `field_validation` is kubectl's
+    `--validate`: "Strict" rejects unknown and duplicate fields (`strict_errors`, from kcel.k8s.decoding),
+    "Warn" turns them into warnings, "Ignore" drops them. Namespaced objects without a namespace are created
+    in `namespace`.
 
     Raises:
-        ValueError: the apiVersion is not a served version of this CRD.
+        ValueError: the apiVersion is not a served version of this CRD, or the options are not understood.
     """
     version = _object_version(crd, obj)
-    obj, old = _prepare(version, obj, old, subresource)
-    result = crd.validator(version).validate(obj, old)
-    name = (obj.get("metadata") or {}).get("name")
-    message = fe.invalid_status_message(crd.kind_group, name if isinstance(name, str) else "", result.errors)
-    return ObjectResult(result.errors, result.warnings, message if result.errors else "")
+    if subresource not in (None, "status"):
+        raise ValueError(f"unsupported subresource {subresource!r}")
+    if subresource == "status" and old is None:
+        raise ValueError("a status update needs the old object")
+    if field_validation not in FIELD_VALIDATIONS:
+        raise ValueError(f"field validation must be one of {', '.join(FIELD_VALIDATIONS)}, not {field_validation!r}")
+    request = Request(subresource, field_validation, namespace, tuple(strict_errors))
+    outcome = admit(_VersionKind(crd, version), obj, old, request)
+    return ObjectResult(outcome.errors, outcome.warnings, outcome.message, outcome.reason, outcome.object)
 
 
 def _object_version(crd: CRD, obj: Mapping[str, Any]) -> CRDVersion:
@@ -720,20 +712,27 @@ def _object_version(crd: CRD, obj: Mapping[str, Any]) -> CRDVersion:
     return version
 
 
-def _prepare(
-    version: CRDVersion, obj: Mapping[str, Any], old: Mapping[str, Any] | None, subresource: str | None
-) -> tuple[Mapping[str, Any], Mapping[str, Any] | None]:
-    """PrepareForCreate/PrepareForUpdate of the custom resource and status strategies, for `status` only."""
-    if subresource == "status":
-        if old is None:
-            raise ValueError("a status update needs the old object")
-        prepared = {k: v for k, v in old.items() if k != "status"}
-        return ({**prepared, "status": obj["status"]} if "status" in obj else prepared), old
-    if subresource is not None:
-        raise ValueError(f"unsupported subresource {subresource!r}")
-    if not version.status_subresource:
-        return obj, old
-    rest = {k: v for k, v in obj.items() if k != "status"}
-    if old is not None and "status" in old:
-        return {**rest, "status": old["status"]}, old
-    return rest, old
+_OPENAPI: weakref.WeakKeyDictionary[CRD, dict[tuple[str, str], OpenAPIValidator | None]] = weakref.WeakKeyDictionary()
+
+
+class _VersionKind:
+    """One served version of a CRD as kcel.k8s.customresource sees it; validators are built once per CRD."""
+
+    def __init__(self, crd: CRD, version: CRDVersion) -> None:
+        self.crd, self.version_info = crd, version
+        self.kind, self.group, self.version = crd.kind, crd.group, version.name
+        self.namespaced = crd.scope != "Cluster"
+        self.status_subresource = version.status_subresource
+        self.schema = crd.schema_of(version)
+
+    def cel(self) -> Validator:
+        return self.crd.validator(self.version_info)
+
+    def openapi(self, part: str = "") -> OpenAPIValidator | None:
+        """The OpenAPI validator of the whole schema, or of one property (`status`) when `part` names it."""
+        cache = _OPENAPI.setdefault(self.crd, {})
+        key = (self.version, part)
+        if key not in cache:
+            schema = self.schema if not part else (self.schema.properties or {}).get(part) if self.schema else None
+            cache[key] = OpenAPIValidator(schema or Schema()) if schema is not None or not part else None
+        return cache[key]

@@ -247,6 +247,15 @@ def render_value(value: Any) -> str:
     return quote(value) if isinstance(value, str) else _json(value)  # ints and bools print alike either way
 
 
+def json_text(value: Any) -> str:
+    """encoding/json.Marshal of a decoded value, e.g. an enum value the API server lists as supported.
+
+    >>> json_text(1e21), json_text([1.0, None])
+    ('1e+21', '[1,null]')
+    """
+    return _json(value)
+
+
 _LONE_SURROGATES = re.compile("([\ud800-\udfff]+)")
 
 

@@ -1,7 +1,8 @@
 """OpenAPI v3 structural schemas as CRD authors write them, read into small frozen objects.
 
-Only what CEL needs is kept: types and formats, the `x-kubernetes-*` extensions, size limits
-(for cost estimation), enums/defaults, and the `x-kubernetes-validations` rules. A schema that is
+Kept: types and formats, the `x-kubernetes-*` extensions, the value validations the API server
+checks (sizes, bounds, `pattern`, `multipleOf`, `uniqueItems`, enums), defaults, and the
+`x-kubernetes-validations` rules. A schema that is
 not shaped as a schema (a string where an object belongs, ...) raises `SchemaError` naming the
 field path of the problem, e.g. `properties.spec.items: must be an object`.
 """
@@ -50,6 +51,16 @@ class Schema:
     max_length: int | None = None
     max_items: int | None = None
     max_properties: int | None = None
+    min_length: int | None = None
+    min_items: int | None = None
+    min_properties: int | None = None
+    pattern: str = ""
+    minimum: float | None = None  # JSONSchemaProps keeps bounds as float64
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    exclusive_maximum: bool = False
+    multiple_of: float | None = None
+    unique_items: bool = False
     enum: tuple[Any, ...] | None = None
     default: Any = field(default=_ABSENT, repr=False)
     required: tuple[str, ...] = ()
@@ -102,6 +113,16 @@ def _read(data: Any, path: str) -> Schema:
         max_length=reader.integer("maxLength"),
         max_items=reader.integer("maxItems"),
         max_properties=reader.integer("maxProperties"),
+        min_length=reader.integer("minLength"),
+        min_items=reader.integer("minItems"),
+        min_properties=reader.integer("minProperties"),
+        pattern=reader.string("pattern"),
+        minimum=reader.number("minimum"),
+        maximum=reader.number("maximum"),
+        exclusive_minimum=reader.flag("exclusiveMinimum"),
+        exclusive_maximum=reader.flag("exclusiveMaximum"),
+        multiple_of=reader.number("multipleOf"),
+        unique_items=reader.flag("uniqueItems"),
         enum=tuple(data["enum"]) if isinstance(data.get("enum"), list) else None,
         default=data.get("default", _ABSENT),
         required=tuple(reader.strings("required")),
@@ -165,6 +186,14 @@ class _Reader:
         if not isinstance(value, int) or isinstance(value, bool):
             raise SchemaError(f"{self.at(key)}: must be an integer, got {_json_kind(value)}")
         return value
+
+    def number(self, key: str) -> float | None:
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise SchemaError(f"{self.at(key)}: must be a number, got {_json_kind(value)}")
+        return float(value)
 
     def mapping(self, key: str) -> Mapping[str, Any] | None:
         value = self.data.get(key)
