@@ -63,6 +63,7 @@ _TYPE_CONVERSIONS = frozenset(
     {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"}
 )
 # Functions whose runtime cost is not 1: metered programs call the costed variant (kcel.eval.metered).
+_MAX_NESTED_CAPTURES = 8
 _SIZED_OPERATORS = frozenset({"_+_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
 
 
@@ -114,6 +115,7 @@ class CodeGen:
         self.pending = 0  # static cost not yet emitted as `_m.add(...)`
         self.depth = 0  # nesting of gen() calls
         self.uncharged = 0  # > 0 while generating what cel-go evaluates without charging (attribute qualifiers)
+        self.captures = 0  # `try` blocks of `capture` around the code being generated
 
     # -- entry -------------------------------------------------------------------------------
 
@@ -450,11 +452,15 @@ class CodeGen:
         # indexed attribute in cel-go, and its own evaluation is not charged.
         key = node.args[1]
         qualifier = fn in ("_[_]", "_[?_]") and not isinstance(key, Const) and self.is_attribute(key)
-        left, right = self.gen_args(node.args, free=key if qualifier else None)
+        template = self.inline_template(node)
+        if template is None and self.metered and fn in _SIZED_OPERATORS:
+            left, right = self.costed_operands(node.args, _metered_module().OPERATOR_COSTS[fn])
+        else:
+            left, right = self.gen_args(node.args, free=key if qualifier else None)
         helper = _BINARY_HELPERS[fn]
-        inline = self.static_operator(node, left, right)
-        if inline is not None:
-            return inline
+        if template is not None:
+            self.cost(1)
+            return template.format(left, right)
         if fn in ("_==_", "_!=_") and self.schema_object(node.args[0]) is not None:
             return self.schema_equals(node, left, right)
         if fn in ("_[_]", "_[?_]"):
@@ -468,16 +474,45 @@ class CodeGen:
         self.cost(1)
         return f"_{helper}({left}, {right})"
 
-    def static_operator(self, node: Call, left: str, right: str) -> str | None:
-        """Plain Python for an operator the checker typed with primitives on both sides."""
+    def inline_template(self, node: Call) -> str | None:
+        """Plain Python for an operator the checker typed with primitives on both sides (a format template)."""
         chosen = self.chosen.get(node.id, ())
         if len(chosen) != 1 or chosen[0] not in _INLINE_OPERATORS or not self.statically_typed(node.args):
             return None
         template, sized = _INLINE_OPERATORS[chosen[0]]
         if self.metered and sized:
             return None  # the cost depends on the operands' sizes: use the metered helper
-        self.cost(1)
-        return template.format(left, right)
+        return template
+
+    def costed_operands(self, nodes: Sequence[Expr], cost: Any) -> list[str]:
+        """Operands of a metered call whose cost depends on them (`cost(args, result)`, None for 1).
+
+        cel-go evaluates every operand of a unary or binary call and charges the call even when one
+        failed (an error's size counts as 1); its calls of three or more arguments stop at the first
+        failure and are not charged. So each operand that can fail is captured, and a failure charged.
+        """
+        if not self.metered or len(nodes) > 2 or all(self.cannot_fail(n) for n in nodes):
+            return self.gen_args(nodes)
+        if self.captures >= _MAX_NESTED_CAPTURES:  # Python nests at most 20 blocks: deeper, failures go uncharged
+            return self.gen_args(nodes)
+        names, captured = [], []
+        for node in nodes:
+            if self.cannot_fail(node):
+                names.append(self.gen(node))
+                continue
+            name = self.temp()
+            self.capture(node, name)
+            names.append(name)
+            captured.append(name)
+        failed = " or ".join(f"isinstance({n}, BaseException)" for n in captured)
+        self.w.line(f"if {failed}: _operand_failed(_m, {self.bind(cost, '_cost')}, ({', '.join(names)},))")
+        return names
+
+    def cannot_fail(self, node: Expr) -> bool:
+        if isinstance(node, Const):
+            return True
+        local = self.lookup(node.name) if isinstance(node, Ident) else None
+        return local is not None and not local.lazy
 
     def statically_typed(self, nodes: Sequence[Expr]) -> bool:
         """Whether the checker pinned every node to a concrete type (no `dyn` to test at run time)."""
@@ -502,13 +537,16 @@ class CodeGen:
         ]
         if not overloads and node.target is not None:
             overloads = [o for o in self.decls.overloads(function) if len(o.args) == len(args) and not o.member]
-        texts = self.gen_args(args)
         chosen = self.chosen.get(node.id, ())
         if chosen:
             overloads = [o for o in overloads if o.id in chosen] or overloads
         self.check_constants(overloads, args)
+        static = len(chosen) == 1 and len(overloads) == 1 and self.statically_typed(args)
+        costed = self.metered and overloads and (not static or overloads[0].cost is not None)
+        only_cost = overloads[0].cost if len(overloads) == 1 else None
+        texts = self.costed_operands(args, only_cost) if costed else self.gen_args(args)
         # The checker fixed the overload: call it without runtime dispatch.
-        if len(chosen) == 1 and len(overloads) == 1 and self.statically_typed(args):
+        if static:
             overload = overloads[0]
             impl = self.bind(overload.impl, "_f")
             if not self.metered or overload.cost is None:  # unmetered, or cel-go's default cost of 1
@@ -516,8 +554,7 @@ class CodeGen:
                 return f"{impl}({', '.join(texts)})"
             # The cost depends on the arguments: evaluate them once, into temporaries.
             values = [t if _SIMPLE.match(t) else self.spill(t) for t in texts]
-            call = f"{impl}({', '.join(values)})"
-            return f"_charge(_m, {self.bind(overload.cost, '_cost')}, {call}, ({', '.join(values)},))"
+            return f"_charge(_m, {self.bind(overload.cost, '_cost')}, {impl}, ({', '.join(values)},))"
         if not overloads:
             message = f"no matching overload for '{function}'" if self.decls.overloads(function) else "unbound function"
             return f"_raise({self.bind(EvalError(message))})"
@@ -533,10 +570,15 @@ class CodeGen:
         """`into = <node>`, with any CEL error caught and stored as a value."""
         self.flush()
         self.w.line("try:")
+        self.captures += 1
         with self.w.indent():
             text = self.gen(node, tolerant=True)
             self.flush()
             self.w.line(f"{into} = {text}")
+        self.captures -= 1
+        self.w.line("except _CostLimitExceeded:")  # never absorbed: the evaluation is cancelled
+        with self.w.indent():
+            self.w.line("raise")
         self.w.line("except _CEL_ERRORS as _e:")
         with self.w.indent():
             self.w.line(f"{into} = _e")

@@ -12,6 +12,7 @@ from typing import Any
 
 from kcel.checker.types import CelType
 from kcel.errors import CostLimitExceeded, EvalError
+from kcel.eval.runtime import charge
 from kcel.libs import Overload
 from kcel.values import Optional, TypedList, TypeValue, Uint
 
@@ -132,9 +133,11 @@ def metered_dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
     def dispatch(meter: Meter, *args: Any) -> Any:
         for checks, impl, cost in table:
             if all(check(arg) for check, arg in zip(checks, args, strict=True)):
-                result = impl(*args)
-                meter.add(1 if cost is None else cost(args, result))
-                return result
+                if cost is None:
+                    meter.add(1)
+                    return impl(*args)
+                return charge(meter, cost, impl, args)
+        meter.add(1)  # cel-go charges the call whose result is "no such overload"
         raise EvalError("no such overload")
 
     return dispatch

@@ -11,18 +11,29 @@ from kcel.eval.dispatch import Meter
 from kcel.eval.sizes import actual_size
 
 
+def _size(value: Any) -> int:
+    return 1 if isinstance(value, BaseException) else actual_size(value)  # a failed operand counts as 1
+
+
 def _tenth_of_smaller(a: Any, b: Any) -> int:
-    return math.ceil(min(actual_size(a), actual_size(b)) * 0.1)
+    return math.ceil(min(_size(a), _size(b)) * 0.1)
 
 
 def _is_text(a: Any, b: Any) -> bool:
-    return (type(a) is str and type(b) is str) or (type(a) is bytes and type(b) is bytes)
+    """Both operands text, or one text and the other failed (the checker chose the string overload)."""
+    kinds = (type(a), type(b))
+    return kinds in ((str, str), (bytes, bytes)) or (
+        isinstance(a, BaseException) != isinstance(b, BaseException) and (str in kinds or bytes in kinds)
+    )
+
+
+def add_cost(a: Any, b: Any) -> int:
+    return math.ceil((_size(a) + _size(b)) * 0.1) if _is_text(a, b) else 1
 
 
 def add(meter: Meter, a: Any, b: Any) -> Any:
-    result = runtime.add(a, b)
-    meter.add(math.ceil((len(a) + len(b)) * 0.1) if _is_text(a, b) else 1)
-    return result
+    meter.add(add_cost(a, b))  # charged even when the addition fails (an overflow)
+    return runtime.add(a, b)
 
 
 def equals(meter: Meter, a: Any, b: Any) -> bool:
@@ -45,11 +56,18 @@ def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Meter, Any, Any]
     """`<`, `<=`, `>`, `>=`: strings and bytes cost by length, everything else 1."""
 
     def metered(meter: Meter, a: Any, b: Any) -> bool:
-        result = compare(a, b)
-        meter.add(_tenth_of_smaller(a, b) if _is_text(a, b) else 1)
-        return result
+        meter.add(ordering_cost(a, b))
+        return compare(a, b)
 
     return metered
+
+
+def ordering_cost(a: Any, b: Any) -> int:
+    return _tenth_of_smaller(a, b) if _is_text(a, b) else 1
+
+
+def equality_cost(a: Any, b: Any) -> int:
+    return _tenth_of_smaller(a, b)
 
 
 less = _ordering(runtime.less)
@@ -58,7 +76,23 @@ greater = _ordering(runtime.greater)
 greater_equals = _ordering(runtime.greater_equals)
 
 
+def in_cost(item: Any, container: Any) -> int:
+    return 1 if isinstance(container, (Mapping, BaseException)) else len(container)
+
+
 def in_container(meter: Meter, item: Any, container: Any) -> bool:
-    result = runtime.in_container(item, container)
-    meter.add(1 if isinstance(container, Mapping) else len(container))
-    return result
+    meter.add(in_cost(item, container))
+    return runtime.in_container(item, container)
+
+
+OPERATOR_COSTS: dict[str, Callable[[tuple[Any, ...], Any], int]] = {
+    "_+_": lambda args, result: add_cost(*args),
+    "_==_": lambda args, result: equality_cost(*args),
+    "_!=_": lambda args, result: equality_cost(*args),
+    "_<_": lambda args, result: ordering_cost(*args),
+    "_<=_": lambda args, result: ordering_cost(*args),
+    "_>_": lambda args, result: ordering_cost(*args),
+    "_>=_": lambda args, result: ordering_cost(*args),
+    "@in": lambda args, result: in_cost(*args),
+}
+"""Each sized operator's cost as a `(args, result)` function, for a call whose operand failed."""

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from kcel.errors import EvalError
+from kcel.errors import CostLimitExceeded, EvalError  # noqa: F401 (CostLimitExceeded: EXPORTED)
 from kcel.eval.equality import cel_equals, map_lookup
 from kcel.values import INT64_MAX, INT64_MIN, NONE, UINT64_MAX, Optional, TypedList, TypeValue, Uint
 
@@ -566,10 +566,24 @@ def type_name(value: Any) -> str:
     return str(getattr(value, "cel_type_name", type(value).__name__))
 
 
-def charge(meter: Any, cost: Any, result: Any, args: tuple[Any, ...]) -> Any:
-    """Metered code: add a statically chosen overload's cost (which depends on its arguments and result)."""
+def charge(meter: Any, cost: Any, impl: Any, args: tuple[Any, ...]) -> Any:
+    """Metered code: call a statically chosen overload and add its cost (which depends on its arguments and
+    result); a call that fails is charged too, with the error as its result, as cel-go's tracker does."""
+    try:
+        result = impl(*args)
+    except CEL_ERRORS as err:
+        meter.add(cost(args, err))
+        raise
     meter.add(cost(args, result))
     return result
+
+
+def operand_failed(meter: Any, cost: Any, args: tuple[Any, ...]) -> None:
+    """Metered code: an operand of a unary or binary call failed. cel-go evaluated every operand and still
+    charges the call (an error's size is 1); then the first error is the result."""
+    error = next(a for a in args if isinstance(a, BaseException))
+    meter.add(1 if cost is None else cost(args, error))
+    raise error
 
 
 def type_of(value: Any) -> TypeValue:
@@ -579,7 +593,8 @@ def type_of(value: Any) -> TypeValue:
 EXPORTED = {"raise": raise_error} | {
     name: globals()[name]
     for name in (
-        "CEL_ERRORS", "EvalError", "Optional", "NONE", "Uint", "TypeValue", "unwrap", "as_eval_error",
+        "CEL_ERRORS", "CostLimitExceeded", "EvalError", "operand_failed", "Optional", "NONE", "Uint", "TypeValue",
+        "unwrap", "as_eval_error",
         "logic_error", "logical_not", "not_strictly_false", "conditional_test", "check_int", "check_uint",
         "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",
         "divide_int64", "modulo_int64", "divide_double", "less", "less_equals",
