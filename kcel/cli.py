@@ -6,13 +6,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kcel.env import Env
 from kcel.errors import CelError, CompileError
 from kcel.parser import parse
 from kcel.parser.unparser import dump, unparse
 from kcel.values import Optional, TypeValue, Uint
+
+if TYPE_CHECKING:
+    from kcel.k8s.manifests import Report
 
 DEFAULT_COST_LIMIT = 1_000_000  # the API server's per-expression limit
 
@@ -48,12 +51,22 @@ def main(argv: list[str] | None = None) -> int:
 
     validate = commands.add_parser(
         "validate",
-        help="run a CRD's validation rules over custom resources (CEL rules only, for now)",
-        description="Example: kcel validate --crd examples/widget-crd.yaml examples/widget.yaml",
+        help="validate custom resources as the API server would: decoding, pruning, defaulting, schema, CEL rules",
+        description="Each object is checked against the CRD its apiVersion and kind name, as a create request (an "
+        "update when --old holds an object of the same kind, namespace and name). Prints the API server's message "
+        "for each invalid object; exit status 1 when any is invalid or cannot be read. "
+        "Example: kcel validate --crd examples/widget-crd.yaml examples/widget.yaml",
     )
-    validate.add_argument("files", nargs="+", metavar="OBJECT.yaml")
-    validate.add_argument("--crd", action="append", required=True, metavar="CRD.yaml", help="CRD file (repeatable)")
-    validate.add_argument("--old", metavar="OLD.yaml", help="the object before the update (validates an update)")
+    validate.add_argument("files", nargs="+", metavar="FILE|DIR", help="manifests (YAML/JSON; directories recursively)")
+    validate.add_argument("--crd", action="append", required=True, metavar="CRD|DIR", help="CRD files (repeatable)")
+    validate.add_argument("--old", action="append", default=[], metavar="FILE|DIR", help="objects before an update")
+    validate.add_argument("--subresource", choices=("status",), help="validate updates as status updates")
+    validate.add_argument(
+        "--validate", dest="field_validation", choices=("strict", "warn", "ignore"), default="strict",
+        help="unknown and duplicate fields: reject (kubectl's default), warn, or drop silently",
+    )  # fmt: skip
+    validate.add_argument("--namespace", "-n", default="default", help="namespace of objects that name none")
+    validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid objects")
     validate.add_argument("--output", "-o", choices=("text", "json"), default="text")
 
     args = parser.parse_args(argv)
@@ -116,40 +129,95 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    """Each document of each file against the CRD its apiVersion and kind name; exit 1 if any is invalid."""
-    from kcel.k8s.crd import validate_object
+    """Every object of every file against its CRD; exit 1 if any is invalid or unreadable, 2 on bad paths."""
+    from kcel.k8s.manifests import Catalog, OldObjects, Options, manifest_files, validate_files
 
-    crds = {(crd.group, crd.kind): crd for crd in _crds(args.crd)}
-    old = next(iter(_documents(args.old)), None) if args.old else None
-    reports: list[dict[str, Any]] = []
-    problems = 0
-    for path in args.files:
-        for index, obj in enumerate(_documents(path)):
-            where = f"{path}: document {index}"
-            group = str(obj.get("apiVersion", "")).rpartition("/")[0] if isinstance(obj, dict) else ""
-            crd = crds.get((group, obj.get("kind"))) if isinstance(obj, dict) else None
-            if crd is None:
-                problems += 1
-                reports.append({"file": where, "error": "no CRD given for this apiVersion and kind"})
-                print(f"{where}: no CRD given for this apiVersion and kind", file=sys.stderr)
-                continue
-            try:
-                result = validate_object(crd, obj, old)
-            except ValueError as err:
-                problems += 1
-                reports.append({"file": where, "error": str(err)})
-                print(f"{where}: {err}", file=sys.stderr)
-                continue
-            problems += bool(result.errors)
-            reports.append({"file": where, "valid": not result.errors, "message": result.message,
-                            "errors": [e.cause() for e in result.errors], "warnings": result.warnings})  # fmt: skip
-            if args.output == "text":
-                print(f"{where}: {result.message}" if result.errors else f"{where}: valid")
-                for warning in result.warnings:
-                    print(f"{where}: warning: {warning}")
+    try:
+        catalog = Catalog.load(args.crd)
+        files = manifest_files(args.files)
+        old = OldObjects(_old_objects(args.old), args.namespace)
+    except FileNotFoundError as err:
+        raise _UsageError(str(err)) from None
+    for problem in catalog.problems:
+        print(f"error: {problem}", file=sys.stderr)
+    options = Options(args.field_validation.capitalize(), args.namespace, args.subresource)
+    reports: list[Report] = []
+    with _Progress(len(files)) as progress:
+        for path in files:
+            for report in validate_files([path], catalog, options, old):
+                reports.append(report)
+                if args.output == "text":
+                    progress.clear()
+                    _print_report(report, args.verbose)
+            progress.advance()
     if args.output == "json":
-        print(json.dumps(reports, indent=2))
-    return 1 if problems else 0
+        print(json.dumps([r.as_json() for r in reports], indent=2))
+    counts = {status: sum(r.status == status for r in reports) for status in ("valid", "invalid", "error")}
+    summary = f"{_plural(len(reports), 'object')} in {_plural(len(files), 'file')}"
+    print(f"{summary}: {counts['valid']} valid, {counts['invalid']} invalid, {counts['error']} not validated",
+          file=sys.stderr)  # fmt: skip
+    return 1 if counts["invalid"] or counts["error"] or catalog.problems else 0
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _print_report(report: Report, verbose: bool) -> None:
+    if report.status == "error":
+        print(f"{report.where}: error: {report.message}", file=sys.stderr)
+    elif report.status == "invalid":
+        print(f"{report.where}: {report.message}")
+    elif verbose:
+        print(f"{report.where}: {report.kind} {json.dumps(report.name)} is valid")
+    for warning in report.warnings:
+        print(f"{report.where}: warning: {warning}")
+
+
+def _old_objects(paths: list[str]) -> list[Any]:
+    """The objects of the --old files (Lists expanded)."""
+    from kcel.k8s.manifests import manifest_files
+
+    objects: list[Any] = []
+    for path in manifest_files(paths):
+        for document in _documents(str(path)):
+            if isinstance(document, dict) and document.get("kind") == "List":
+                objects += [item for item in document.get("items") or [] if isinstance(item, dict)]
+            elif isinstance(document, dict):
+                objects.append(document)
+    return objects
+
+
+class _Progress:
+    """A one-line progress bar on stderr, only on a terminal and only for many files (never in CI logs)."""
+
+    MIN_FILES = 20
+    WIDTH = 30
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+        self.shown = total >= self.MIN_FILES and sys.stderr.isatty()
+
+    def __enter__(self) -> _Progress:
+        self.draw()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.clear()
+
+    def advance(self) -> None:
+        self.done += 1
+        self.draw()
+
+    def draw(self) -> None:
+        if self.shown:
+            filled = self.WIDTH * self.done // max(self.total, 1)
+            bar = "#" * filled + "-" * (self.WIDTH - filled)
+            print(f"\r[{bar}] {self.done}/{self.total} files", end="", file=sys.stderr, flush=True)
+
+    def clear(self) -> None:
+        if self.shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
 def _crds(paths: list[str]) -> list[Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def test_unknown_kinds_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixtu
     other = tmp_path / "other.yaml"
     other.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
     assert main(["validate", "--crd", CRD, str(other)]) == 1
-    assert "no CRD given for this apiVersion and kind" in capsys.readouterr().err
+    assert f"{other}: document 0: error: no CRD given for apiVersion v1, kind ConfigMap" in capsys.readouterr().err
     assert main(["check", str(tmp_path / "missing.yaml")]) == 2
     assert "missing.yaml" in capsys.readouterr().err
 
@@ -70,3 +71,116 @@ def test_manifests_are_decoded_as_the_api_server_does(tmp_path: Path, capsys: py
     messages = [e["message"] for e in report["errors"]]
     assert "Invalid value: since must be in 2024" in messages
     assert not any("invalid data" in m for m in messages)
+
+
+# -- kcel validate over many files ----------------------------------------------------------------------------
+
+WIDGET_OK = """apiVersion: example.com/v1
+kind: Widget
+metadata: {name: NAME}
+spec: {replicas: 1, maxReplicas: 3, mode: Safe}
+"""
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_directories_are_walked_in_sorted_order_and_bad_documents_do_not_stop_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    crds = tmp_path / "crds"
+    write(crds, "widget.yaml", Path(CRD).read_text())
+    write(crds, "notes/readme.yaml", "just: notes\n")  # not a CRD: ignored inside a directory
+    objects = tmp_path / "objects"
+    write(objects, "b.yaml", WIDGET_OK.replace("NAME", "b") + "---\nspec: [\n---\n" + WIDGET_OK.replace("NAME", "c"))
+    write(objects, "a/a.json", '{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "a"}, '
+                               '"spec": {"replicas": 9, "maxReplicas": 3, "mode": "Slow"}}')  # fmt: skip
+    assert main(["validate", "--crd", str(crds), str(objects), "-v"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        f'{objects}/a/a.json: document 0: Widget.example.com "a" is invalid: [spec.mode: Unsupported value: "Slow": '
+        'supported values: "Fast", "Safe", <nil>: Invalid value: null: some validation rules were not checked because '
+        "the object was invalid; correct the existing errors to complete validation]",
+        f'{objects}/b.yaml: document 0: Widget.example.com "b" is valid',
+        f'{objects}/b.yaml: document 2: Widget.example.com "c" is valid',
+    ]
+    assert err.splitlines() == [
+        f"{objects}/b.yaml: document 1: error: {objects}/b.yaml:7:1: invalid YAML: did not find expected node content "
+        "(while parsing a flow node at line 7, column 1)",
+        "4 objects in 2 files: 2 valid, 1 invalid, 1 not validated",
+    ]
+
+
+def test_json_output_is_one_record_per_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    listed = write(tmp_path, "list.yaml", "apiVersion: v1\nkind: List\nitems:\n- " +
+                   WIDGET_OK.replace("NAME", "x").replace("\n", "\n  ").rstrip() + "\n- {kind: Gizmo}\n")  # fmt: skip
+    assert main(["validate", "--crd", CRD, str(listed), "-o", "json"]) == 1
+    records = json.loads(capsys.readouterr().out)
+    assert records == [
+        {"file": str(listed), "document": 0, "item": 0, "line": 1, "status": "valid", "valid": True,
+         "kind": "Widget.example.com", "name": "x", "reason": "", "message": "", "errors": [], "warnings": []},
+        {"file": str(listed), "document": 0, "item": 1, "line": 1, "status": "error", "valid": False,
+         "error": "apiVersion and kind must be set (as strings)"},
+    ]  # fmt: skip
+
+
+def test_unknown_and_duplicate_fields_follow_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = WIDGET_OK.replace("NAME", "w").replace("mode: Safe", "mode: Safe, extra: 1") + "kind: Widget\n"
+    path = write(tmp_path, "w.yaml", text)
+    assert main(["validate", "--crd", CRD, str(path)]) == 1
+    assert capsys.readouterr().out == (
+        f'{path}: document 0: Widget in version "v1" cannot be handled as a Widget: strict decoding error: '
+        'yaml: unmarshal errors:\n  line 5: key "kind" already set in map, unknown field "spec.extra"\n'
+    )
+    assert main(["validate", "--crd", CRD, str(path), "--validate", "warn"]) == 0
+    assert capsys.readouterr().out == (
+        f'{path}: document 0: warning: line 5: key "kind" already set in map\n'
+        f'{path}: document 0: warning: unknown field "spec.extra"\n'
+    )
+
+
+def test_old_objects_are_matched_by_name_and_status_updates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    crd = write(tmp_path, "crd.yaml", Path(CRD).read_text().replace(
+        "      storage: true\n", "      storage: true\n      subresources: {status: {}}\n"))  # fmt: skip
+    old = write(tmp_path, "old.yaml", WIDGET_OK.replace("NAME", "w").replace("Safe", "Fast"))
+    new = write(tmp_path, "new.yaml", WIDGET_OK.replace("NAME", "w") + "---\n" + WIDGET_OK.replace("NAME", "v"))
+    assert main(["validate", "--crd", str(crd), "--old", str(old), str(new)]) == 1
+    assert capsys.readouterr().out == (
+        f'{new}: document 0: Widget.example.com "w" is invalid: spec: Invalid value: mode is immutable\n'
+    )
+    assert main(["validate", "--crd", str(crd), "--old", str(old), str(new), "--subresource", "status"]) == 1
+    assert "a status update needs the object before it (--old)" in capsys.readouterr().err
+
+
+def test_bad_crds_are_reported_and_their_objects_not_validated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    not_crd = write(tmp_path, "nocrd.yaml", "apiVersion: v1\nkind: ConfigMap\n")
+    broken = write(tmp_path, "broken.yaml", Path(CRD).read_text().replace("replicas: {type: integer}", "replicas: {}"))
+    objects = write(tmp_path, "w.yaml", WIDGET_OK.replace("NAME", "w"))
+    assert main(["validate", "--crd", str(not_crd), "--crd", str(broken), str(objects)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[:2] == [
+        f"error: {not_crd}: no CustomResourceDefinition in this file",
+        f'error: {broken}: document 0: CustomResourceDefinition.apiextensions.k8s.io "widgets.example.com" is '
+        "invalid: spec.validation.openAPIV3Schema.properties[spec].properties[replicas].type: Required value: "
+        "must not be empty for specified object fields",
+    ]
+    assert err[2] == f"{objects}: document 0: error: the schema of widgets.example.com v1 is not structural"
+    assert main(["validate", "--crd", CRD, str(tmp_path / "missing")]) == 2
+
+
+def test_a_progress_bar_only_on_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(25):
+        write(tmp_path / "objects", f"{i:02}.yaml", WIDGET_OK.replace("NAME", f"w{i}"))
+    assert main(["validate", "--crd", CRD, str(tmp_path / "objects")]) == 0
+    assert "\r" not in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["validate", "--crd", CRD, str(tmp_path / "objects")]) == 0
+    assert "] 25/25 files" in capsys.readouterr().err
