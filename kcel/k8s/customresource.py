@@ -13,7 +13,6 @@ On update both objects are read the same way; unchanged invalid values are ratch
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -106,12 +105,11 @@ def admit(kind: Kind, obj: Any, old: Any = None, request: Request = Request()) -
 # -- 1 and 2: decoding and defaulting --------------------------------------------------------------------
 
 
-def _decode(kind: Kind, obj: Any, request: Request, warnings: list[str]) -> dict[str, Any]:
+def _decode(kind: Kind, sent: Any, request: Request, warnings: list[str]) -> dict[str, Any]:
     """unstructuredSchemaCoercer.apply and the defaulter, on a copy."""
-    if not isinstance(obj, dict):
-        raise _Rejected(f"Object 'Kind' is missing in '{fe.json_text(obj)}'")
-    obj = copy.deepcopy(obj)
-    assert isinstance(obj, dict)
+    if not isinstance(sent, dict):
+        raise _Rejected(f"Object 'Kind' is missing in '{fe.json_text(sent)}'")
+    obj: dict[str, Any] = json_copy(sent)
     unknown: list[str] = []
     meta = None
     if "metadata" in obj:
@@ -131,6 +129,15 @@ def _decode(kind: Kind, obj: Any, request: Request, warnings: list[str]) -> dict
     _strictness(request, [*request.strict_errors, *(f'unknown field "{path}"' for path in unknown)], warnings)
     default(obj, kind.schema)
     return obj
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of decoded JSON (dicts, lists, scalars), several times faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    return value
 
 
 def _strictness(request: Request, problems: list[str], warnings: list[str]) -> None:
@@ -201,7 +208,7 @@ def _update(
 
 def _status_update(obj: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     """statusStrategy.PrepareForUpdate: the old object with the new status."""
-    merged = {k: copy.deepcopy(v) for k, v in old.items() if k != "status"}
+    merged = {k: json_copy(v) for k, v in old.items() if k != "status"}
     if "status" in obj:
         merged["status"] = obj["status"]
     obj.clear()

@@ -12,7 +12,7 @@ from typing import Any
 
 from kcel.k8s import field as fe
 from kcel.k8s.maplist import tag
-from kcel.k8s.schema import Schema
+from kcel.k8s.schema import Schema, found_below
 
 
 def validate_list_sets_and_maps(path: fe.Path, schema: Schema | None, obj: Any) -> list[fe.FieldError]:
@@ -22,7 +22,7 @@ def validate_list_sets_and_maps(path: fe.Path, schema: Schema | None, obj: Any) 
     >>> [str(e) for e in validate_list_sets_and_maps(fe.Path(), schema, {"tags": ["a", "b", "a"]})]
     ['tags[2]: Duplicate value: "a"']
     """
-    if schema is None or not isinstance(obj, dict):
+    if schema is None or not isinstance(obj, dict) or not _has_list_types(schema):
         return []
     errors: list[fe.FieldError] = []
     extra = schema.additional_properties
@@ -36,7 +36,13 @@ def validate_list_sets_and_maps(path: fe.Path, schema: Schema | None, obj: Any) 
     return errors
 
 
+def _has_list_types(schema: Schema) -> bool:
+    return found_below(schema, "list types", lambda s: s.list_type in ("set", "map"))
+
+
 def _value(path: fe.Path, schema: Schema, value: Any) -> list[fe.FieldError]:
+    if not _has_list_types(schema):
+        return []
     if isinstance(value, list):
         return _array(path, schema, value)
     if isinstance(value, dict):

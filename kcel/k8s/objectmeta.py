@@ -17,7 +17,7 @@ from typing import Any
 
 from kcel.k8s import field as fe
 from kcel.k8s.authorizer import label_key_errors, label_value_errors
-from kcel.k8s.schema import Schema
+from kcel.k8s.schema import Schema, found_below
 from kcel.libs.k8s_format import FORMATS
 
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)
@@ -183,8 +183,12 @@ def coerce(path: fe.Path, obj: Any, schema: Schema | None) -> tuple[fe.FieldErro
     return _coerce(path, obj, schema, unknown), unknown
 
 
+def _embeds(schema: Schema) -> bool:
+    return found_below(schema, "embedded", lambda s: s.embedded_resource)
+
+
 def _coerce(path: fe.Path, value: Any, schema: Schema | None, unknown: list[str]) -> fe.FieldError | None:
-    if schema is None:
+    if schema is None or not _embeds(schema):
         return None
     if isinstance(value, dict):
         for key in list(value):
@@ -234,7 +238,7 @@ def _step(path: fe.Path, schema: Schema, key: str) -> fe.Path:
 
 def validate_embedded(path: fe.Path, obj: Any, schema: Schema | None) -> list[fe.FieldError]:
     """objectmeta.Validate: apiVersion and kind required at every embedded resource, and their metadata checked."""
-    if schema is None:
+    if schema is None or not _embeds(schema):
         return []
     errors: list[fe.FieldError] = []
     if isinstance(obj, dict):

@@ -84,10 +84,10 @@ class Result:
 
     def merge(self, other: Result | None) -> None:
         if other is not None:
+            self.matches += other.matches
             for message, problem in other.errors.items():
                 if message not in self.errors:
                     self.errors[message] = problem
-            self.matches += other.matches
 
 
 def _failure(problem: Problem) -> Result:
@@ -191,7 +191,10 @@ class _Walk:
             type_problem = _type_problem(node, data, path)
             result.merge(_failure(type_problem) if type_problem else Result(matches=1))
             checks += 1
-        result.merge(self._composition(schema, data, path))
+        if schema.any_of or schema.one_of or schema.all_of or schema.not_ is not None:
+            result.merge(self._composition(schema, data, path))
+        else:
+            result.matches += 1  # the (empty) allOf/anyOf/oneOf/not check still counts its match
         checks += 1
         kind = type(data)
         if kind is str:
@@ -488,12 +491,12 @@ def _bound_result(node: _Node, value: int | float, as_float: float, bound: float
 
 def _range_problem(value: int | float, node: _Node, prefix: str, path: str) -> Problem | None:
     """IsValueValidAgainstRange: whether the value fits the node's integer/number type and format."""
-    text = str(value) if type(value) is int else _format_f(value)
     if node.number_type == "integer":
         low, high = INT32 if node.number_format == "int32" else INT64
-        fits = _decimal_int(text) is not None and low <= _decimal_int(text) <= high  # type: ignore[operator]
+        whole = value if type(value) is int else _decimal_int(_format_f(value))
+        fits = whole is not None and low <= whole <= high
     elif node.number_format == "float":
-        fits = _float32_fits(text)
+        fits = _float32_fits(str(value) if type(value) is int else _format_f(value))
     else:
         return None
     if fits:

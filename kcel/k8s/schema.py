@@ -9,7 +9,8 @@ field path of the problem, e.g. `properties.spec.items: must be an object`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +84,31 @@ class Schema:
         values = {name: getattr(self, name) for name in self.__dataclass_fields__}
         values.update(changes)
         return Schema(**values)
+
+
+def children(schema: Schema) -> Iterator[Schema]:
+    """The nodes data below this one is checked against: properties, items, an additionalProperties schema."""
+    yield from (schema.properties or {}).values()
+    if schema.items is not None:
+        yield schema.items
+    if isinstance(schema.additional_properties, Schema):
+        yield schema.additional_properties
+
+
+_FOUND: weakref.WeakKeyDictionary[Schema, dict[str, bool]] = weakref.WeakKeyDictionary()
+
+
+def found_below(schema: Schema, name: str, test: Callable[[Schema], bool]) -> bool:
+    """Whether `test` holds at this node or anywhere below it; remembered per node under `name`, so walks over
+    data can skip the parts of a schema that have nothing to check.
+
+    >>> found_below(Schema(items=Schema(list_type="set")), "sets", lambda s: s.list_type == "set")
+    True
+    """
+    known = _FOUND.setdefault(schema, {})
+    if name not in known:
+        known[name] = test(schema) or any(found_below(child, name, test) for child in children(schema))
+    return known[name]
 
 
 def _read(data: Any, path: str) -> Schema:
