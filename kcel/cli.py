@@ -48,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     check.add_argument("crds", nargs="+", metavar="CRD.yaml")
     check.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    check.add_argument(
+        "--explain-above", type=float, default=10.0, metavar="PERCENT",
+        help="explain the cost of expressions above this share of the per-expression limit (default 10)",
+    )  # fmt: skip
 
     validate = commands.add_parser(
         "validate",
@@ -111,21 +115,70 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    """CRD create checks; exit 1 when any CRD would be rejected."""
+    """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected."""
     from kcel.k8s import field
-    from kcel.k8s.crd import count_rules, validate_crd
+    from kcel.k8s.crd import check_crd, count_rules
 
     reports = []
     for crd in _crds(args.crds):
-        errors = validate_crd(crd)
+        check = check_crd(crd)
         rules = sum(count_rules(crd.schema_of(version)) for version in crd.versions)
-        message = field.invalid_status_message("CustomResourceDefinition.apiextensions.k8s.io", crd.name, errors)
-        reports.append({"crd": crd.name, "rules": rules, "valid": not errors, "errors": [e.cause() for e in errors]})
+        costs = [_cost_report(cost, args.explain_above) for cost in check.costs]
+        totals = [
+            {"schema": str(path), "cost": total, "share": _share(total, CRD_COST_LIMIT)} for path, total in check.totals
+        ]
+        report = {"crd": crd.name, "rules": rules, "valid": not check.errors,
+                  "errors": [e.cause() for e in check.errors], "costs": costs, "totals": totals}  # fmt: skip
+        reports.append(report)
         if args.output == "text":
-            print(message if errors else f"{crd.name}: {rules} rules compile")
+            kind = "CustomResourceDefinition.apiextensions.k8s.io"
+            _print_check(report, field.invalid_status_message(kind, crd.name, check.errors) if check.errors else "")
     if args.output == "json":
         print(json.dumps(reports, indent=2))
     return 0 if all(r["valid"] for r in reports) else 1
+
+
+RULE_COST_LIMIT = 10_000_000  # per rule (times its cardinality) and per messageExpression
+CRD_COST_LIMIT = 100_000_000  # all of one schema's together
+
+
+def _cost_report(cost: Any, explain_above: float) -> dict[str, Any]:
+    from kcel.k8s.explain import explain
+
+    share = _share(cost.cost, RULE_COST_LIMIT)
+    return {
+        "path": str(cost.path), "location": cost.location or "<root>", "expression": cost.expression,
+        "estimated": cost.estimated, "cardinality": cost.cardinality, "runs": cost.effective_cardinality,
+        "cost": cost.cost, "share": share,
+        "explanation": explain(cost).lines() if share > explain_above else [],
+    }  # fmt: skip
+
+
+def _share(cost: int, limit: int) -> float:
+    """The cost as a percentage of its limit."""
+    return round(100 * cost / limit, 2)
+
+
+def _print_check(report: dict[str, Any], message: str) -> None:
+    verdict = "accepted" if report["valid"] else "rejected"
+    print(f"{report['crd']}: {verdict} ({_plural(report['rules'], 'rule')})")
+    if message:
+        print(f"  {message}")
+    for cost in report["costs"]:
+        kind = "messageExpression" if cost["path"].endswith("messageExpression") else "rule"
+        runs = cost["runs"] if cost["cardinality"] is not None else f"{cost['runs']:,} (unbounded)"
+        runs = f"{runs:,}" if isinstance(runs, int) else runs
+        print(f"  {cost['location']} {kind}: {cost['expression']}")
+        print(f"    estimated cost {cost['estimated']:,} x {runs} runs = {cost['cost']:,}"
+              f" ({_share_text(cost['share'])} the per-expression limit)")  # fmt: skip
+        for line in cost["explanation"]:
+            print(f"    - {line}")
+    for total in report["totals"]:
+        print(f"  total {total['cost']:,} ({_share_text(total['share'])} the per-CRD limit) for {total['schema']}")
+
+
+def _share_text(share: float) -> str:
+    return f"{share}% of" if share < 1000 else f"{share / 100:,.0f} times"
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ pkg/apis/apiextensions/validation (`StaticEstimatedCostLimit`, `StaticEstimatedC
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kcel.checker.types import CelType
 from kcel.cost import Path
@@ -16,6 +17,9 @@ from kcel.k8s import field as fe
 from kcel.k8s.decltypes import MAX_REQUEST_SIZE_BYTES, DeclType
 from kcel.k8s.schema import Schema
 from kcel.libs import UINT64_MAX, SizeEstimate
+
+if TYPE_CHECKING:
+    from kcel.k8s.validation import CompiledRule
 
 STATIC_ESTIMATED_COST_LIMIT = 10_000_000  # one rule (times its cardinality) or one messageExpression
 STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000  # all of them in one schema
@@ -34,15 +38,15 @@ class SchemaSizes:
     root: DeclType
 
     def estimate_size(self, path: Path, type: CelType) -> SizeEstimate | None:
-        if not path:
-            return None
+        node = self.node_at(path[1:]) if path else None
+        return SizeEstimate(0, node.max_elements) if node is not None else None
+
+    def node_at(self, steps: Path) -> DeclType | None:
+        """The type reached from the root by field names, `@items`/`@values` and `@keys`."""
         node: DeclType | None = self.root
-        for step in path[1:]:
+        for step in steps:
             node = _step(node, step) if node is not None else None
-            if node is None:
-                return None
-        assert node is not None
-        return SizeEstimate(0, node.max_elements)
+        return node
 
 
 _MAP_KEY = DeclType("string", None, 0)  # upstream's shared StringType: no size bound recorded (0)
@@ -88,6 +92,46 @@ def cost_error_message(name: str, cost: int, limit: int) -> str:
     else:
         worded = f"{factor:.1f}x"
     return f"{name} exceeds budget by factor of {worded} ({_ADVICE})"
+
+
+@dataclass(frozen=True)
+class Multiplier:
+    """A list or map above a rule: it may hold up to `maxItems`/`maxProperties` copies of the rule's node."""
+
+    location: str  # where its data is, `spec.containers`
+    schema: Schema
+
+    @property
+    def bound(self) -> int | None:
+        return max_elements(self.schema)
+
+
+@dataclass(frozen=True)
+class ExpressionCost:
+    """One rule's (or messageExpression's) estimated cost, as the API server checks it on CRD create."""
+
+    path: fe.Path  # `...x-kubernetes-validations[0].rule`
+    compiled: CompiledRule
+    message: bool  # the messageExpression, not the rule
+    cardinality: int | None  # how often the rule can run; None when a list or map above it is unbounded
+    cost: int  # the estimate times the cardinality (the messageExpression's is not multiplied)
+    location: str  # where the data is: `spec.containers[*]`
+    multipliers: tuple[Multiplier, ...]  # the lists and maps above it, outermost first
+
+    @property
+    def expression(self) -> str:
+        return (self.compiled.rule.message_expression or "") if self.message else self.compiled.rule.rule
+
+    @property
+    def estimated(self) -> int:
+        """The estimate of one evaluation."""
+        return self.compiled.message_max_cost if self.message else self.compiled.max_cost
+
+    @property
+    def effective_cardinality(self) -> int:
+        if self.message:
+            return 1
+        return self.compiled.max_cardinality if self.cardinality is None else self.cardinality
 
 
 @dataclass

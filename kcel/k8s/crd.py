@@ -20,6 +20,8 @@ from typing import Any
 from kcel.k8s import field as fe
 from kcel.k8s.cost import (
     STATIC_ESTIMATED_COST_LIMIT,
+    ExpressionCost,
+    Multiplier,
     TotalCost,
     cost_error_message,
     max_elements,
@@ -281,6 +283,15 @@ class _Fields:
 # --- checks at CRD create/update -------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class CRDCheck:
+    """What the API server's CRD checks find about rules: the errors, and each expression's estimated cost."""
+
+    errors: list[fe.FieldError]
+    costs: list[ExpressionCost]
+    totals: list[tuple[fe.Path, int]]  # each schema's path and the sum of its expressions' costs
+
+
 def validate_crd(crd: CRD, old: CRD | None = None, *, k8s_version: str | None = None) -> list[fe.FieldError]:
     """The errors the API server gives for a CRD's `x-kubernetes-validations` on create (or update from `old`).
 
@@ -298,15 +309,25 @@ def validate_crd(crd: CRD, old: CRD | None = None, *, k8s_version: str | None = 
         >>> [str(e) for e in validate_crd(crd)]
         ['spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Required value: rule is not specified']
     """
+    return check_crd(crd, old, k8s_version=k8s_version).errors
+
+
+def check_crd(crd: CRD, old: CRD | None = None, *, k8s_version: str | None = None) -> CRDCheck:
+    """`validate_crd`, with the estimated cost of every rule and messageExpression kept for reports."""
     envs = _Environments(RuleEnvironments(k8s_version, "new"), RuleEnvironments(k8s_version, "stored"))
     if old is not None:
         rules, messages = _expressions(old)
         envs = replace(envs, preexisting=rules, preexisting_messages=messages)
     unchanged = _unchanged_versions(crd, old) if old is not None else frozenset()
     errors: list[fe.FieldError] = []
+    costs: list[ExpressionCost] = []
+    totals: list[tuple[fe.Path, int]] = []
     for path, schema in internal_schemas(crd):
-        errors += _SchemaCheck(envs, _version_name(crd, path) in unchanged).run(schema, path)
-    return errors
+        check = _SchemaCheck(envs, _version_name(crd, path) in unchanged)
+        errors += check.run(schema, path)
+        costs += check.costs
+        totals.append((path, check.total_cost.total))
+    return CRDCheck(errors, costs, totals)
 
 
 def _unchanged_versions(crd: CRD, old: CRD) -> frozenset[str]:
@@ -416,11 +437,26 @@ class _CelContext:
         self.schema, self.parent, self.access = schema, parent, access
         self.in_scope: bool = bool(schema.validations) or (parent is not None and parent.in_scope)
         self._info: _TypeInfo | _TypeInfoError | None = None
+        self.location = ""  # where the data is: `spec.containers[*]`
         self.cardinality = 1 if parent is None else _child_cardinality(parent)
         """How many times the node can occur: the product of maxItems/maxProperties above it; None if unbounded."""
 
-    def child(self, schema: Schema, access: Callable[[_TypeInfo], _TypeInfo | None]) -> _CelContext:
-        return _CelContext(schema, self, access)
+    def child(self, schema: Schema, access: Callable[[_TypeInfo], _TypeInfo | None], step: str) -> _CelContext:
+        """The context of a child node; `step` is how data reaches it (`.name`, or `[*]` for items and values)."""
+        child = _CelContext(schema, self, access)
+        child.location = self.location + step
+        return child
+
+    def multipliers(self) -> tuple[Multiplier, ...]:
+        """The lists and maps above this node, outermost first: each one multiplies how often it occurs."""
+        found: list[Multiplier] = []
+        node = self
+        while node.parent is not None:
+            parent = node.parent
+            if max_elements(parent.schema) != 1:
+                found.append(Multiplier(parent.location or "<root>", parent.schema))
+            node = parent
+        return tuple(reversed(found))
 
     def type_info(self) -> _TypeInfo | None:
         if not self.in_scope:
@@ -490,6 +526,7 @@ class _SchemaCheck:
         self.envs, self.suppress_expression_cost = envs, suppress_expression_cost
         self.errors = _Errors()
         self.total_cost = TotalCost()
+        self.costs: list[ExpressionCost] = []  # every rule and messageExpression, for reports
 
     def run(self, root: Schema, path: fe.Path) -> list[fe.FieldError]:
         structural = sorted(_nested_rule_errors(root, path), key=str)  # ValidateStructural sorts its errors
@@ -502,13 +539,13 @@ class _SchemaCheck:
         schema_errors_before = len(self.errors.schema)
         if isinstance(schema.additional_properties, Schema):
             values = schema.additional_properties
-            self.node(
-                values, path.child("additionalProperties"), cel and cel.child(values, _values_access), uncorrelatable
-            )
+            values_cel = cel and cel.child(values, _values_access, "[*]")
+            self.node(values, path.child("additionalProperties"), values_cel, uncorrelatable)
         map_ok = schema.map_type in (None, "granular", "atomic")  # MapIsCorrelatable
         for name, prop in (schema.properties or {}).items():  # upstream: Go map order; here: declaration order
             below = uncorrelatable or (None if map_ok else path)
-            self.node(prop, path.child("properties").key(name), cel and cel.child(prop, _property_access(name)), below)
+            prop_cel = cel and cel.child(prop, _property_access(name), f".{name}" if cel.location else name)
+            self.node(prop, path.child("properties").key(name), prop_cel, below)
         if schema.not_ is not None:
             self.node(schema.not_, path.child("not"), None, uncorrelatable)
         for word, entries in (("allOf", schema.all_of), ("oneOf", schema.one_of), ("anyOf", schema.any_of)):
@@ -516,7 +553,7 @@ class _SchemaCheck:
                 self.node(entry, path.child(word).index(i), None, uncorrelatable)
         if schema.items is not None:
             below = uncorrelatable or (None if schema.list_type == "map" else path)
-            self.node(schema.items, path.child("items"), cel and cel.child(schema.items, _items_access), below)
+            self.node(schema.items, path.child("items"), cel and cel.child(schema.items, _items_access, "[*]"), below)
         if not schema.validations:
             return
         rules_path = path.child("x-kubernetes-validations")
@@ -538,7 +575,7 @@ class _SchemaCheck:
             self.errors.cel.append(fe.internal_error(path, "failed to convert to declType for CEL validation rules"))
             return
         for i, compiled in enumerate(self.compile_all(schema, decl)):
-            self.errors.cel += self.compiled_errors(compiled, path.index(i), cel.cardinality, uncorrelatable)
+            self.errors.cel += self.compiled_errors(compiled, path.index(i), cel, uncorrelatable)
 
     def compile_all(self, schema: Schema, decl: DeclType) -> list[CompiledRule]:
         """Each rule in its environment, with its messageExpression compiled in its own one (upstream compiles
@@ -557,10 +594,13 @@ class _SchemaCheck:
         return results
 
     def compiled_errors(
-        self, compiled: CompiledRule, path: fe.Path, cardinality: int | None, uncorrelatable: fe.Path | None
+        self, compiled: CompiledRule, path: fe.Path, cel: _CelContext, uncorrelatable: fe.Path | None
     ) -> list[fe.FieldError]:
         rule = compiled.rule
-        cost = times_cardinality(compiled.max_cost, compiled.max_cardinality if cardinality is None else cardinality)
+        where = (cel.location, cel.multipliers())
+        cardinality = compiled.max_cardinality if cel.cardinality is None else cel.cardinality
+        cost = times_cardinality(compiled.max_cost, cardinality)
+        self.costs.append(ExpressionCost(path.child("rule"), compiled, False, cel.cardinality, cost, *where))
         errors = self.cost_errors(path.child("rule"), "estimated rule cost", cost)
         if compiled.error is not None:
             errors.append(fe.invalid(path.child("rule"), _go_rule(rule), compiled.error.detail))
@@ -568,7 +608,9 @@ class _SchemaCheck:
             errors.append(fe.invalid(path.child("messageExpression"), _go_rule(rule), compiled.message_error.detail))
         elif compiled.message_program is not None:
             message_path = path.child("messageExpression")
-            errors += self.cost_errors(message_path, "estimated messageExpression cost", compiled.message_max_cost)
+            message_cost = compiled.message_max_cost
+            self.costs.append(ExpressionCost(message_path, compiled, True, 1, message_cost, *where))
+            errors += self.cost_errors(message_path, "estimated messageExpression cost", message_cost)
         if compiled.uses_old_self:
             if uncorrelatable is not None:
                 detail = f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"
