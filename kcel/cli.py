@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         help="check CRDs as the API server does on create: every x-kubernetes-validations rule compiles",
         description="Example: kcel check examples/widget-crd.yaml",
     )
-    check.add_argument("crds", nargs="+", metavar="CRD.yaml")
+    check.add_argument("crds", nargs="+", metavar="CRD.yaml|DIR")
     check.add_argument("--output", "-o", choices=("text", "json"), default="text")
     check.add_argument(
         "--explain-above", type=float, default=10.0, metavar="PERCENT",
@@ -120,7 +120,10 @@ def _check(args: argparse.Namespace) -> int:
     from kcel.k8s.crd import check_crd, count_rules
 
     reports = []
-    for crd in _crds(args.crds):
+    crds, problems = _crds(args.crds)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    for crd in crds:
         check = check_crd(crd)
         rules = sum(count_rules(crd.schema_of(version)) for version in crd.versions)
         costs = [_cost_report(cost, args.explain_above) for cost in check.costs]
@@ -135,7 +138,7 @@ def _check(args: argparse.Namespace) -> int:
             _print_check(report, field.invalid_status_message(kind, crd.name, check.errors) if check.errors else "")
     if args.output == "json":
         print(json.dumps(reports, indent=2))
-    return 0 if all(r["valid"] for r in reports) else 1
+    return 0 if all(r["valid"] for r in reports) and not problems else 1
 
 
 RULE_COST_LIMIT = 10_000_000  # per rule (times its cardinality) and per messageExpression
@@ -273,13 +276,22 @@ class _Progress:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
-def _crds(paths: list[str]) -> list[Any]:
+def _crds(paths: list[str]) -> tuple[list[Any], list[str]]:
+    """The CRDs in the files and directories given, and a one-line problem for each file that could not be read."""
     from kcel.k8s.crd import CRDLoadError, load_crds
+    from kcel.k8s.manifests import manifest_files
 
     try:
-        return [crd for path in paths for crd in load_crds(Path(path))]
-    except CRDLoadError as err:
+        files = manifest_files(paths)
+    except FileNotFoundError as err:
         raise _UsageError(str(err)) from None
+    crds, problems = [], []
+    for path in files:
+        try:
+            crds += load_crds(path)
+        except CRDLoadError as err:
+            problems.append(str(err))
+    return crds, problems
 
 
 def _documents(path: str) -> list[Any]:

@@ -102,3 +102,16 @@ def test_check_explains_the_readme_example(capsys: pytest.CaptureFixture[str]) -
     (cost,) = report["costs"]
     assert report["valid"] and cost["cost"] == cost["estimated"] and 0 < cost["share"] < 100
     assert report["totals"][0]["cost"] == cost["cost"]
+
+
+def test_check_walks_directories_and_names_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "fixed.yaml").write_text((EXAMPLES / "expensive-crd-fixed.yaml").read_text())
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "nested" / "broken.yaml").write_text("kind: [unclosed\n")
+    assert main(["check", str(tmp_path)]) == 1  # a file that cannot be read makes the check fail
+    captured = capsys.readouterr()
+    assert "routes.example.com: accepted (1 rule)" in captured.out
+    (problem,) = captured.err.splitlines()
+    assert problem.startswith("error: ") and "broken.yaml" in problem
+    assert main(["check", str(tmp_path / "fixed.yaml")]) == 0
+    assert main(["check", str(tmp_path / "missing.yaml")]) == 2
