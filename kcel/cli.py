@@ -153,6 +153,7 @@ def _cost_report(cost: Any, explain_above: float) -> dict[str, Any]:
         "path": str(cost.path), "location": cost.location or "<root>", "expression": cost.expression,
         "estimated": cost.estimated, "cardinality": cost.cardinality, "runs": cost.effective_cardinality,
         "cost": cost.cost, "share": share,
+        "compiles": (cost.compiled.message_program if cost.message else cost.compiled.program) is not None,
         "explanation": explain(cost).lines() if share > explain_above else [],
     }  # fmt: skip
 
@@ -172,6 +173,9 @@ def _print_check(report: dict[str, Any], message: str) -> None:
         runs = cost["runs"] if cost["cardinality"] is not None else f"{cost['runs']:,} (unbounded)"
         runs = f"{runs:,}" if isinstance(runs, int) else runs
         print(f"  {cost['location']} {kind}: {cost['expression']}")
+        if not cost["compiles"]:
+            print("    does not compile (see the error above): no cost estimate")
+            continue
         print(f"    estimated cost {cost['estimated']:,} x {runs} runs = {cost['cost']:,}"
               f" ({_share_text(cost['share'])} the per-expression limit)")  # fmt: skip
         for line in cost["explanation"]:
