@@ -117,8 +117,9 @@ def _decode(kind: Kind, sent: Any, request: Request, warnings: list[str]) -> dic
             meta, unknown = objectmeta.decode_object_meta(obj["metadata"])
         except objectmeta.MetadataError as err:
             raise _Rejected(str(err)) from None
-    unknown += prune(obj, kind.schema, is_resource_root=True)
-    prune_non_nullable_nulls(obj, kind.schema)
+    if kind.schema is not None:  # a version without a schema keeps unknown fields (preserveUnknownFields)
+        unknown += prune(obj, kind.schema, is_resource_root=True)
+        prune_non_nullable_nulls(obj, kind.schema)
     error, embedded_unknown = objectmeta.coerce(fe.Path(), obj, kind.schema)
     if error is not None:
         raise _Rejected(str(error))

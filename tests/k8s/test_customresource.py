@@ -178,6 +178,12 @@ def test_cluster_scoped_objects_lose_their_namespace(gadgets: CRD) -> None:
     assert (result.message, result.object["metadata"]) == ("", {"name": "g"})
 
 
+def test_a_version_without_a_schema_keeps_everything() -> None:
+    (crd,) = load_crds(GADGETS.split("    schema:")[0])
+    result = validate_object(crd, gadget({"anything": [1, {"goes": True}]}))
+    assert (result.message, result.object["spec"]) == ("", {"anything": [1, {"goes": True}]})
+
+
 def test_bad_requests(gadgets: CRD) -> None:
     with pytest.raises(ValueError, match="field validation must be one of"):
         validate_object(gadgets, gadget({}), field_validation="strict")
