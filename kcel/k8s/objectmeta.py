@@ -29,13 +29,15 @@ class _Field:
     name: str
     kind: str  # a Go type: string, int64, bool, v1.Time, map[string]string, []string, a struct list, raw JSON
     omit_empty: bool = True
+    pointer: bool = False  # a Go pointer: omitted only when unset, so 0 and false are written
     struct: tuple[_Field, ...] = ()
     struct_name: str = ""
 
 
 _OWNER_REFERENCE = (
     _Field("apiVersion", _STRING, False), _Field("kind", _STRING, False), _Field("name", _STRING, False),
-    _Field("uid", _STRING, False), _Field("controller", _BOOL), _Field("blockOwnerDeletion", _BOOL),
+    _Field("uid", _STRING, False), _Field("controller", _BOOL, pointer=True),
+    _Field("blockOwnerDeletion", _BOOL, pointer=True),
 )  # fmt: skip
 _MANAGED_FIELDS_ENTRY = (
     _Field("manager", _STRING), _Field("operation", _STRING), _Field("apiVersion", _STRING), _Field("time", _TIME),
@@ -45,7 +47,7 @@ OBJECT_META = (
     _Field("name", _STRING), _Field("generateName", _STRING), _Field("namespace", _STRING),
     _Field("selfLink", _STRING), _Field("uid", _STRING), _Field("resourceVersion", _STRING),
     _Field("generation", _INT64), _Field("creationTimestamp", _TIME, False), _Field("deletionTimestamp", _TIME),
-    _Field("deletionGracePeriodSeconds", _INT64), _Field("labels", "map[string]string"),
+    _Field("deletionGracePeriodSeconds", _INT64, pointer=True), _Field("labels", "map[string]string"),
     _Field("annotations", "map[string]string"),
     _Field("ownerReferences", "[]v1.OwnerReference", struct=_OWNER_REFERENCE, struct_name="OwnerReference"),
     _Field("finalizers", "[]string"),
@@ -93,7 +95,7 @@ def _decode_struct(data: dict[str, Any], fields: tuple[_Field, ...], struct: str
     result = {}
     for f in fields:  # ToUnstructured: omitempty fields only when set, creationTimestamp always
         value = decoded.get(f.name)
-        if not _empty(value) or not f.omit_empty:
+        if not f.omit_empty or (value is not None if f.pointer else not _empty(value)):
             result[f.name] = value if value is not None or f.kind != _STRING else ""
     return result
 
