@@ -117,6 +117,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected."""
     from kcel.k8s import field
+    from kcel.k8s.cost import STATIC_ESTIMATED_CRD_COST_LIMIT
     from kcel.k8s.crd import check_crd, count_rules
 
     reports = []
@@ -128,7 +129,8 @@ def _check(args: argparse.Namespace) -> int:
         rules = sum(count_rules(crd.schema_of(version)) for version in crd.versions)
         costs = [_cost_report(cost, args.explain_above) for cost in check.costs]
         totals = [
-            {"schema": str(path), "cost": total, "share": _share(total, CRD_COST_LIMIT)} for path, total in check.totals
+            {"schema": str(path), "cost": total, "share": _share(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}
+            for path, total in check.totals
         ]
         report = {"crd": crd.name, "rules": rules, "valid": not check.errors,
                   "errors": [e.cause() for e in check.errors], "costs": costs, "totals": totals}  # fmt: skip
@@ -141,14 +143,11 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if all(r["valid"] for r in reports) and not problems else 1
 
 
-RULE_COST_LIMIT = 10_000_000  # per rule (times its cardinality) and per messageExpression
-CRD_COST_LIMIT = 100_000_000  # all of one schema's together
-
-
 def _cost_report(cost: Any, explain_above: float) -> dict[str, Any]:
+    from kcel.k8s.cost import STATIC_ESTIMATED_COST_LIMIT
     from kcel.k8s.explain import explain
 
-    share = _share(cost.cost, RULE_COST_LIMIT)
+    share = _share(cost.cost, STATIC_ESTIMATED_COST_LIMIT)
     return {
         "path": str(cost.path), "location": cost.location or "<root>", "expression": cost.expression,
         "estimated": cost.estimated, "cardinality": cost.cardinality, "runs": cost.effective_cardinality,

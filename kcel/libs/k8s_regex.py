@@ -10,7 +10,8 @@ from kcel.checker.types import INT, STRING, list_of
 from kcel.errors import EvalError
 from kcel.eval.sizes import actual_size
 from kcel.goregex import GoRegexError, compile_go_regex
-from kcel.libs import CallEstimate, CallSite, ConstantCheck, CostEstimate, Library, Overload, SizeEstimate
+from kcel.libs import CallEstimate, CallSite, ConstantCheck, Library, Overload, SizeEstimate
+from kcel.libs.standard import matches_estimate
 from kcel.values import UINT64_MAX
 
 __all__ = ["LIBRARY", "find", "find_all"]
@@ -84,10 +85,8 @@ def _runtime_cost(args: Sequence[Any], result: Any) -> int:
 
 
 def _estimate(call: CallSite) -> CallEstimate:
-    """EstimateCallCost: (size(s) + 1) * 0.1 times size(re) * 0.25, per bound; at most one match per character."""
-    text, pattern = call.size(0), call.size(1)
-    cost = CostEstimate(_regex_cost(text.min, pattern.min), _regex_cost(text.max, pattern.max))
-    return CallEstimate(cost, SizeEstimate(0, text.max))
+    """EstimateCallCost: the cost of `matches`, and at most one match per character."""
+    return CallEstimate(matches_estimate(call).cost, SizeEstimate(0, call.size(0).max))
 
 
 # Kubernetes compiles literal patterns when the program is created (cel-go OptimizeRegex), so a bad
