@@ -1,0 +1,272 @@
+"""The Starlette application: admission reviews on POST /validate (and /), health, readiness and metrics.
+
+Policy evaluation is CPU-bound Python, so it runs in a thread pool and the event loop stays free to accept
+connections, read bodies and answer probes. Every admission request has a deadline: the smaller of the
+server's `--timeout` and the `?timeout=` the API server adds to each webhook call, less a tenth for the trip
+back. Past it the server answers by its failure policy instead of letting the API server time out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+from collections.abc import AsyncIterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from kcel.webhook.metrics import Metrics
+from kcel.webhook.policies import Outcome, PolicyStore, Served
+from kcel.webhook.review import (
+    MAX_BODY_BYTES,
+    DecisionLike,
+    Review,
+    ReviewError,
+    encode,
+    failure_decision,
+    invalid_decision,
+    parse_review,
+    review_response,
+    status_body,
+)
+from kcel.webhook.tls import CertReloader
+
+log = logging.getLogger("kcel.webhook")
+
+JSON = "application/json"
+MARGIN = 0.1  # share of the deadline kept for sending the answer back
+GRACE = 0.05  # seconds an admit past its deadline may take to return its own answer before we give ours
+_GO_DURATION = re.compile(r"(\d+(?:\.\d*)?)(ns|us|µs|ms|s|m|h)")
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the server behaves; the command line fills it in."""
+
+    timeout: float = 10.0  # the API server's default webhook timeoutSeconds
+    fail_closed: bool = True  # --failure-policy Fail
+    threads: int = 4
+    poll_interval: float = 1.0
+
+
+class DeadlineExceeded(Exception):
+    """The request waited in the thread pool queue past its deadline; evaluating it now would be wasted work."""
+
+
+class Webhook:
+    """The server's state (policies, pool, metrics, certificate) and its request handlers."""
+
+    def __init__(
+        self,
+        store: PolicyStore,
+        settings: Settings = Settings(),
+        *,
+        tls: CertReloader | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.tls = tls
+        self.metrics = metrics or Metrics()
+        self.executor = ThreadPoolExecutor(max_workers=settings.threads, thread_name_prefix="kcel-admit")
+
+    def app(self) -> Starlette:
+        routes = [
+            Route("/validate", self.validate, methods=["POST"]),
+            Route("/", self.validate, methods=["POST"]),
+            Route("/healthz", self.healthz, methods=["GET"]),
+            Route("/readyz", self.readyz, methods=["GET"]),
+            Route("/metrics", self.render_metrics, methods=["GET"]),
+        ]
+        return Starlette(routes=routes, lifespan=self.lifespan)
+
+    # -- lifecycle ------------------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        """Start watching files with the server (the first policy load included) and stop the pool with it."""
+        watcher = asyncio.create_task(self.watch())
+        try:
+            yield
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def watch(self) -> None:
+        """Poll policy files (compiled in a thread) and the certificate (reloaded on the loop, between handshakes)."""
+        while True:
+            try:
+                outcome = await asyncio.to_thread(self.store.poll)
+                self._record_policies(outcome)
+                if self.tls is not None and self.tls.reload_if_changed():
+                    self.metrics.cert_reloads.inc()
+            except Exception:  # a watcher that dies would freeze the policies silently
+                log.exception("file watch failed; retrying")
+            await asyncio.sleep(self.settings.poll_interval)
+
+    def _record_policies(self, outcome: Outcome) -> None:
+        if outcome is Outcome.UNCHANGED:
+            return
+        self.metrics.policy_reloads.labels(outcome.value).inc()
+        served = self.store.served
+        if served is not None:
+            self.metrics.policy_generation.set(served.generation)
+            self.metrics.policy_problems.set(len(served.problems))
+
+    # -- probes ---------------------------------------------------------------------------------------
+
+    async def healthz(self, request: Request) -> Response:
+        """Alive as long as the event loop answers."""
+        return self._count("/healthz", PlainTextResponse("ok"))
+
+    async def readyz(self, request: Request) -> Response:
+        """Ready once a policy set is loaded: before that every review would be a server failure."""
+        served = self.store.served
+        if served is None:
+            return self._count("/readyz", PlainTextResponse("policies not loaded yet", status_code=503))
+        return self._count("/readyz", PlainTextResponse(f"ok: policy generation {served.generation}"))
+
+    async def render_metrics(self, request: Request) -> Response:
+        from prometheus_client import CONTENT_TYPE_LATEST
+
+        return self._count("/metrics", Response(self.metrics.render(), media_type=CONTENT_TYPE_LATEST))
+
+    # -- admission ------------------------------------------------------------------------------------
+
+    async def validate(self, request: Request) -> Response:
+        """Answer one AdmissionReview; never raises, so every request gets a well-formed answer."""
+        started = time.monotonic()
+        budget = self._budget(request.query_params.get("timeout"))
+        deadline = started + budget * (1 - MARGIN)
+        path = request.url.path
+        try:
+            body = await asyncio.wait_for(read_body(request, MAX_BODY_BYTES), deadline - started)
+            review = parse_review(body)
+        except ReviewError as exc:
+            if exc.uid is None:
+                return self._refuse(path, exc.status, exc.message, started)
+            return self._answer(path, None, exc.uid, invalid_decision(exc), "error", started, None)
+        except asyncio.TimeoutError:
+            return self._refuse(path, 408, f"request body not received within {budget:g}s", started)
+        served = self.store.served
+        decision, label = await self._decide(review, served, deadline, budget)
+        return self._answer(path, review, review.uid, decision, label, started, served)
+
+    async def _decide(
+        self, review: Review, served: Served | None, deadline: float, budget: float
+    ) -> tuple[DecisionLike, str]:
+        fail_closed = self.settings.fail_closed
+        if served is None:
+            return failure_decision("no policies loaded yet", fail_closed=fail_closed, code=503), "error"
+        loop = asyncio.get_running_loop()
+        self.metrics.in_flight.inc()
+        try:
+            future = loop.run_in_executor(self.executor, _admit, served, review.request, deadline)
+            decision: DecisionLike = await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()) + GRACE)
+        except (asyncio.TimeoutError, DeadlineExceeded):
+            message = f"policy evaluation did not finish within {budget:g}s"
+            return failure_decision(message, fail_closed=fail_closed, code=504), "error"
+        except Exception as exc:
+            log.exception("policy evaluation failed", extra={"fields": {"uid": review.uid}})
+            message = f"policy evaluation failed: {type(exc).__name__}: {exc}"
+            return failure_decision(message, fail_closed=fail_closed), "error"
+        finally:
+            self.metrics.in_flight.dec()
+        return decision, "allowed" if decision.allowed else "denied"
+
+    def _budget(self, query_timeout: str | None) -> float:
+        """The server's timeout, lowered to the API server's `?timeout=` (a Go duration such as "10s") if smaller."""
+        budget = self.settings.timeout
+        if query_timeout:
+            parsed = parse_go_duration(query_timeout)
+            if parsed is not None and 0 < parsed < budget:
+                budget = parsed
+        return budget
+
+    def _answer(
+        self,
+        path: str,
+        review: Review | None,
+        uid: str,
+        decision: DecisionLike,
+        label: str,
+        started: float,
+        served: Served | None,
+    ) -> Response:
+        elapsed = time.monotonic() - started
+        self.metrics.decisions.labels(label).inc()
+        self.metrics.latency.observe(elapsed)
+        self.metrics.cost.observe(decision.cost)
+        fields: dict[str, Any] = {"uid": uid, "decision": label, "allowed": decision.allowed}
+        if review is not None:
+            fields.update(
+                kind=review.kind, resource=review.resource, operation=review.operation,
+                namespace=review.namespace, name=review.name,
+            )  # fmt: skip
+        fields.update(
+            code=200 if decision.allowed else decision.code, latency_ms=round(elapsed * 1000, 3), cost=decision.cost,
+            generation=served.generation if served else 0, warnings=len(decision.warnings),
+        )  # fmt: skip
+        if not decision.allowed:
+            fields["message"] = decision.message
+        log.info("admission review", extra={"fields": fields})
+        return self._count(path, Response(encode(review_response(uid, decision)), media_type=JSON))
+
+    def _refuse(self, path: str, status: int, message: str, started: float) -> Response:
+        """A plain HTTP error for bodies without a usable uid; the connection is closed, as the body may be unread."""
+        elapsed = time.monotonic() - started
+        self.metrics.decisions.labels("error").inc()
+        self.metrics.latency.observe(elapsed)
+        fields = {"decision": "error", "code": status, "latency_ms": round(elapsed * 1000, 3), "message": message}
+        log.warning("bad admission request", extra={"fields": fields})
+        response = Response(encode(status_body(status, message)), status_code=status, media_type=JSON)
+        response.headers["connection"] = "close"
+        return self._count(path, response)
+
+    def _count(self, path: str, response: Response) -> Response:
+        self.metrics.requests.labels(path, str(response.status_code)).inc()
+        return response
+
+
+def _admit(served: Served, request: Mapping[str, Any], deadline: float) -> DecisionLike:
+    """Runs in the pool: skip requests whose deadline passed while they queued."""
+    if time.monotonic() >= deadline:
+        raise DeadlineExceeded
+    decision: DecisionLike = served.policies.admit(request, deadline=deadline)
+    return decision
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refusing (413) as soon as it is known to exceed `limit` instead of buffering it all."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ReviewError(413, f"request body too large: {declared} bytes, the limit is {limit}")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise ReviewError(413, f"request body too large: over {limit} bytes")
+    return bytes(body)
+
+
+def parse_go_duration(text: str) -> float | None:
+    """Seconds in a Go `time.Duration` string ("10s", "1m0s", "1.5s"); None if it is not one.
+
+    >>> parse_go_duration("1m30s"), parse_go_duration("250ms"), parse_go_duration("soon")
+    (90.0, 0.25, None)
+    """
+    parts = _GO_DURATION.findall(text)
+    if not parts or "".join(number + unit for number, unit in parts) != text:
+        return None
+    return sum(float(number) * _UNITS[unit] for number, unit in parts)

@@ -1,0 +1,106 @@
+"""`kcel serve`: options and start-up of the validating admission webhook.
+
+Importing this module stays cheap (argparse only): `kcel --help` and the other subcommands must not pay for
+starlette, uvicorn and prometheus_client, which `run` imports when the server actually starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+DEFAULT_PORT = 8443
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the `kcel serve` options to `parser`."""
+    parser.description = (
+        "Serve a validating admission webhook (AdmissionReview admission.k8s.io/v1 over HTTPS) that enforces "
+        "ValidatingAdmissionPolicies and their bindings from files, reloaded when they change."
+    )
+    files = parser.add_argument_group("policies")
+    files.add_argument(
+        "--policies", action="append", required=True, metavar="DIR",
+        help="file or directory of ValidatingAdmissionPolicy and Binding YAML/JSON (repeatable; recursive; "
+        "hidden entries such as ConfigMap volumes' ..data copies are skipped)",
+    )  # fmt: skip
+    files.add_argument(
+        "--resources", action="append", default=[], metavar="DIR",
+        help="file or directory of param objects and Namespaces the policies refer to (repeatable)",
+    )  # fmt: skip
+    files.add_argument("--k8s-version", metavar="X.Y", help="the Kubernetes version whose CEL libraries to offer")
+    tls = parser.add_argument_group("TLS")
+    tls.add_argument("--cert", metavar="FILE", help="PEM certificate chain (reloaded when it changes)")
+    tls.add_argument("--key", metavar="FILE", help="PEM private key (reloaded when it changes)")
+    tls.add_argument(
+        "--insecure-http", action="store_true",
+        help="serve plain HTTP without --cert/--key; for local testing only, the API server requires HTTPS",
+    )  # fmt: skip
+    net = parser.add_argument_group("server")
+    net.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
+    net.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
+    net.add_argument(
+        "--timeout", type=_positive_float, default=10.0, metavar="SECONDS",
+        help="answer each review within this time, lowered by the API server's ?timeout= (default 10, as the "
+        "API server's webhook timeoutSeconds)",
+    )  # fmt: skip
+    net.add_argument(
+        "--failure-policy", choices=("Fail", "Ignore"), default="Fail",
+        help="answer when the server itself fails (timeout, crash, no policies loaded): Fail denies the request "
+        "(default), Ignore admits it with a warning. Policies' own failurePolicy still applies to their errors.",
+    )  # fmt: skip
+    net.add_argument(
+        "--threads", "--workers", dest="threads", type=_positive_int, default=min(4, os.cpu_count() or 1),
+        metavar="N", help="threads evaluating policies (default: CPUs, at most 4)",
+    )  # fmt: skip
+    net.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"), help="default info")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the server and block until SIGTERM/SIGINT; exit status 2 for unusable options, 1 for a bad certificate."""
+    from kcel.webhook import logs
+
+    logs.configure(args.log_level)
+    log = logging.getLogger("kcel.webhook")
+    if not args.insecure_http and not (args.cert and args.key):
+        print("kcel serve: --cert and --key are required (or --insecure-http for local testing)", file=sys.stderr)
+        return 2
+    from kcel.webhook.app import Settings
+    from kcel.webhook.server import serve
+    from kcel.webhook.tls import CertError, CertReloader
+
+    tls = None
+    if not args.insecure_http:
+        try:
+            tls = CertReloader(args.cert, args.key)
+        except CertError as exc:
+            log.error("cannot use the TLS certificate: %s", exc)
+            return 1
+    settings = Settings(timeout=args.timeout, fail_closed=args.failure_policy == "Fail", threads=args.threads)
+    return serve(
+        args.policies, args.resources, host=args.host, port=args.port, settings=settings, tls=tls,
+        k8s_version=args.k8s_version,
+    )  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m kcel.webhook`, the same as `kcel serve`."""
+    parser = argparse.ArgumentParser(prog="kcel serve")
+    configure(parser)
+    return run(parser.parse_args(argv))
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
