@@ -1,0 +1,283 @@
+"""The Starlette app in-process, with small stand-in policy sets: deadlines, failure policy, probes, metrics, reloads.
+
+The stand-ins implement only `problems` and `admit` (the whole interface the server uses), so these tests pin the
+server's behaviour on its own; tests/webhook/test_webhook_e2e.py runs the real engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from kcel.webhook.app import Settings, Webhook
+from kcel.webhook.policies import Outcome, PolicyStore, list_files
+from kcel.webhook.review import MAX_BODY_BYTES
+
+UID = "b9f6a1c2-0000-4000-8000-000000000001"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    code: int = 200
+    reason: str = ""
+    message: str = ""
+    warnings: tuple[str, ...] = ()
+    audit_annotations: Mapping[str, str] = field(default_factory=dict)
+    cost: int = 3
+
+
+@dataclass
+class StandIn:
+    """A policy set that denies Pods named "bad" and runs `hook` first (to sleep or raise)."""
+
+    problems: list[str] = field(default_factory=list)
+    hook: Callable[[], None] = lambda: None
+    deadlines: list[float | None] = field(default_factory=list)
+
+    def admit(self, request: Mapping[str, Any], *, authorizer: object = None, deadline: float | None = None) -> Verdict:
+        self.deadlines.append(deadline)
+        self.hook()
+        if request["name"] == "bad":
+            return Verdict(False, 403, "Forbidden", "bad is a bad name", ("named bad",), {"p/name": "bad"}, 7)
+        return Verdict(True, warnings=("looked at it",))
+
+
+def review(name: str = "web", uid: str = UID) -> dict[str, Any]:
+    request = {
+        "uid": uid, "kind": {"group": "", "version": "v1", "kind": "Pod"},
+        "resource": {"group": "", "version": "v1", "resource": "pods"}, "operation": "CREATE",
+        "namespace": "default", "name": name, "object": {"metadata": {"name": name}},
+    }  # fmt: skip
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+pytestmark = pytest.mark.anyio
+
+
+@contextlib.asynccontextmanager
+async def serving(policies: StandIn | None, tmp_path: Path, **settings: Any) -> AsyncIterator[httpx.AsyncClient]:
+    """The app with its lifespan (policy watcher, thread pool) and an HTTP client talking ASGI to it."""
+    (tmp_path / "policy.yaml").write_text("kind: ValidatingAdmissionPolicy\n")
+
+    def loader(files: Sequence[Path], resources: Sequence[Path]) -> StandIn:
+        if policies is None:
+            raise RuntimeError("engine exploded")
+        return policies
+
+    store = PolicyStore([tmp_path], loader=loader)
+    webhook = Webhook(store, Settings(**{"poll_interval": 0.05, **settings}))
+    app = webhook.app()
+    async with webhook.lifespan(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://webhook") as client:
+            if policies is not None:
+                await wait_ready(client)
+            yield client
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    async with serving(StandIn(), tmp_path) as test_client:
+        yield test_client
+
+
+async def wait_ready(client: httpx.AsyncClient) -> None:
+    for _ in range(200):
+        if (await client.get("/readyz")).status_code == 200:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("never ready")
+
+
+async def test_an_allowed_review(client: httpx.AsyncClient) -> None:
+    answer = await client.post("/validate", json=review())
+    assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
+    assert answer.json() == {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "response": {"uid": UID, "allowed": True, "warnings": ["looked at it"]},
+    }
+
+
+async def test_a_denied_review_on_the_root_path(client: httpx.AsyncClient) -> None:
+    response = (await client.post("/", json=review("bad"))).json()["response"]
+    assert response == {
+        "uid": UID, "allowed": False,
+        "status": {"status": "Failure", "code": 403, "reason": "Forbidden", "message": "bad is a bad name"},
+        "warnings": ["named bad"], "auditAnnotations": {"p/name": "bad"},
+    }  # fmt: skip
+
+
+async def test_malformed_bodies_get_400_with_a_status_and_close_the_connection(client: httpx.AsyncClient) -> None:
+    answer = await client.post("/validate", content=b"{oops", headers={"content-type": "application/json"})
+    assert answer.status_code == 400 and answer.headers["connection"] == "close"
+    assert answer.json()["reason"] == "BadRequest" and "not valid JSON" in answer.json()["message"]
+
+
+async def test_a_declared_oversized_body_is_refused_before_reading(client: httpx.AsyncClient) -> None:
+    answer = await client.post("/validate", content=b"x" * (MAX_BODY_BYTES + 1))
+    assert answer.status_code == 413 and answer.json()["reason"] == "RequestEntityTooLarge"
+
+
+async def test_an_undeclared_oversized_body_is_refused_while_streaming(client: httpx.AsyncClient) -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        for _ in range(8):
+            yield b" " * (1024 * 1024)
+
+    answer = await client.post("/validate", content=chunks())
+    assert answer.status_code == 413 and "over 7340032 bytes" in answer.json()["message"]
+
+
+async def test_get_on_validate_is_405_and_unknown_paths_404(client: httpx.AsyncClient) -> None:
+    assert (await client.get("/validate")).status_code == 405
+    assert (await client.post("/mutate", json=review())).status_code == 404
+
+
+async def test_probes_and_metrics(client: httpx.AsyncClient) -> None:
+    await client.post("/validate", json=review())
+    await client.post("/validate", json=review("bad"))
+    await client.post("/validate", content=b"[]")
+    assert (await client.get("/healthz")).text == "ok"
+    assert (await client.get("/readyz")).text == "ok: policy generation 1"
+    metrics = await client.get("/metrics")
+    assert metrics.headers["content-type"].startswith("text/plain")
+    text = metrics.text
+    for line in (
+        'kcel_webhook_decisions_total{decision="allowed"} 1.0',
+        'kcel_webhook_decisions_total{decision="denied"} 1.0',
+        'kcel_webhook_decisions_total{decision="error"} 1.0',
+        'kcel_webhook_requests_total{code="400",path="/validate"} 1.0',
+        "kcel_webhook_admission_duration_seconds_count 3.0",
+        "kcel_webhook_cel_cost_sum 10.0",
+        "kcel_webhook_policy_generation 1.0",
+        'kcel_webhook_policy_reloads_total{result="loaded"} 1.0',
+    ):
+        assert line in text, line
+
+
+async def test_a_crash_in_the_engine_denies_under_fail_and_admits_under_ignore(tmp_path: Path) -> None:
+    def crash() -> None:
+        raise KeyError("surprise")
+
+    for fail_closed, allowed in ((True, False), (False, True)):
+        async with serving(StandIn(hook=crash), tmp_path, fail_closed=fail_closed) as client:
+            response = (await client.post("/validate", json=review())).json()["response"]
+        assert response["allowed"] is allowed
+        if fail_closed:
+            assert response["status"]["code"] == 500 and response["status"]["reason"] == "InternalError"
+            assert response["status"]["message"] == "policy evaluation failed: KeyError: 'surprise'"
+        else:
+            assert response["warnings"][0].startswith("kcel webhook failure ignored (failurePolicy Ignore)")
+
+
+async def test_a_slow_evaluation_is_answered_by_the_failure_policy_at_the_deadline(tmp_path: Path) -> None:
+    release = threading.Event()
+    policies = StandIn(hook=lambda: release.wait(5))
+    async with serving(policies, tmp_path, timeout=1.0) as client:
+        started = time.monotonic()
+        response = (await client.post("/validate", json=review())).json()["response"]
+        elapsed = time.monotonic() - started
+        release.set()
+    assert response["allowed"] is False and response["status"]["code"] == 504
+    assert response["status"]["message"] == "policy evaluation did not finish within 1s"
+    assert 0.85 < elapsed < 1.0  # 90% of the budget, the rest is for the way back
+
+
+async def test_the_api_servers_timeout_parameter_lowers_the_deadline(tmp_path: Path) -> None:
+    policies = StandIn()
+    async with serving(policies, tmp_path, timeout=10.0) as client:
+        before = time.monotonic()
+        await client.post("/validate?timeout=2s", json=review())
+        await client.post("/validate?timeout=30s", json=review())
+    first, second = policies.deadlines
+    assert first is not None and second is not None
+    assert 1.7 < first - before < 1.85 and 8.9 < second - before < 9.1
+
+
+async def test_before_policies_load_the_server_is_unready_and_fails_closed(tmp_path: Path) -> None:
+    async with serving(None, tmp_path) as client:
+        assert (await client.get("/readyz")).status_code == 503
+        response = (await client.post("/validate", json=review())).json()["response"]
+    assert response["allowed"] is False
+    assert response["status"] == {
+        "status": "Failure", "code": 503, "reason": "ServiceUnavailable", "message": "no policies loaded yet",
+    }  # fmt: skip
+
+
+# -- the policy store ------------------------------------------------------------------------------
+
+
+def test_a_reload_that_adds_a_problem_keeps_the_last_good_set(tmp_path: Path) -> None:
+    sets = [StandIn(problems=["old.yaml: broken"]), StandIn(problems=["old.yaml: broken", "new.yaml: broken"])]
+    sets.append(StandIn())
+    policy = tmp_path / "p.yaml"
+    policy.write_text("a")
+    store = PolicyStore([tmp_path], loader=lambda files, resources: sets.pop(0))
+    assert store.poll() is Outcome.LOADED  # the first set is served even with problems: there is nothing better
+    first = store.served
+    assert store.poll() is Outcome.UNCHANGED
+    policy.write_text("bb")
+    assert store.poll() is Outcome.REJECTED and store.served is first
+    policy.write_text("ccc")
+    assert store.poll() is Outcome.LOADED
+    assert store.served is not None and store.served.generation == 2 and store.served.problems == ()
+
+
+def test_a_loader_exception_keeps_the_last_good_set(tmp_path: Path) -> None:
+    def explode(files: Sequence[Path], resources: Sequence[Path]) -> StandIn:
+        raise ValueError("cannot read")
+
+    (tmp_path / "p.yaml").write_text("a")
+    store = PolicyStore([tmp_path], loader=explode)
+    assert store.poll() is Outcome.REJECTED and store.served is None
+
+
+def test_configmap_volumes_are_read_once_through_their_links(tmp_path: Path) -> None:
+    # What the kubelet makes of a ConfigMap: a timestamped directory, a ..data link to it, a link per key.
+    real = tmp_path / "..2026_01_01_00_00_00.000000001"
+    real.mkdir()
+    (real / "policy.yaml").write_text("one: 1\n")
+    (tmp_path / "..data").symlink_to(real.name)
+    (tmp_path / "policy.yaml").symlink_to("..data/policy.yaml")
+    (tmp_path / "notes.txt").write_text("not a policy")
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "nested" / "binding.yml").write_text("two: 2\n")
+    assert list_files([tmp_path]) == [tmp_path / "policy.yaml", tmp_path / "nested" / "binding.yml"]
+    loaded: list[list[Path]] = []
+    store = PolicyStore([tmp_path], loader=lambda files, resources: loaded.append(list(files)) or StandIn())
+    store.poll()
+    # Swapping ..data to a new directory changes what the link resolves to: a reload.
+    newer = tmp_path / "..2026_01_01_00_00_01.000000001"
+    newer.mkdir()
+    (newer / "policy.yaml").write_text("one: 2\n")
+    (tmp_path / "..data_tmp").symlink_to(newer.name)
+    (tmp_path / "..data_tmp").rename(tmp_path / "..data")
+    assert store.poll() is Outcome.LOADED and len(loaded) == 2
+
+
+def test_logs_are_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    from kcel.webhook.logs import JsonFormatter
+
+    record = logging.makeLogRecord(
+        {"name": "kcel.webhook", "levelname": "INFO", "msg": "admission review", "fields": {"uid": "u", "cost": 4}}
+    )
+    entry = json.loads(JsonFormatter().format(record))
+    assert entry["msg"] == "admission review" and entry["uid"] == "u" and entry["cost"] == 4
+    assert entry["level"] == "info" and entry["time"].endswith("Z")
