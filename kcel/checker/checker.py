@@ -202,13 +202,10 @@ class _Checker:
         return optional_of(field_type) if optional else field_type
 
     def _names_nothing_shorter(self, name: str) -> bool:
-        """A dotted name resolves as a whole only when no prefix of it is itself declared."""
-        parts = name.lstrip(".").split(".")
-        for i in range(1, len(parts)):
-            prefix = ("." if name.startswith(".") else "") + ".".join(parts[:i])
-            if self.local(prefix) is not None or any(c in self.env.variables for c in self.candidates(prefix)):
-                return False
-        return True
+        """cel-go resolves a dotted name as a whole (`authorizer.requestResource` before `authorizer`) unless its
+        first part is a local (comprehension) variable, which then selects fields (checker/env.go
+        resolveQualifiedIdent)."""
+        return name.startswith(".") or self.local(name.split(".")[0]) is None
 
     def field_type(self, node: Select, operand: CelType) -> CelType:
         if operand.kind in ("dyn", "error"):
