@@ -10,7 +10,9 @@ read a uid from therefore cannot get an AdmissionReview back and is answered wit
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -24,6 +26,11 @@ MAX_OBJECT_BYTES = 3 * 1024 * 1024
 # A review holds at most two such objects plus a small envelope (user info, options); controller-runtime's
 # admission handler (pkg/webhook/admission/http.go) reads at most 7 MiB for that reason, and so do we.
 MAX_BODY_BYTES = 7 * 1024 * 1024
+
+# The API server stores a webhook's audit annotation `k` as `<webhook name>/k` and drops it unless that is a
+# qualified name with exactly one slash (admission attributesRecord.checkKeyFormat): `k` must be a bare name.
+_NAME_PART = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+_NAME_PART_MAX = 63
 
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
 
@@ -198,8 +205,27 @@ def review_response(uid: str, decision: DecisionLike) -> dict[str, Any]:
     if decision.warnings:
         response["warnings"] = list(decision.warnings)
     if decision.audit_annotations:
-        response["auditAnnotations"] = dict(decision.audit_annotations)
+        response["auditAnnotations"] = {audit_key(k): v for k, v in decision.audit_annotations.items()}
     return {"apiVersion": API_VERSION, "kind": KIND, "response": response}
+
+
+def audit_key(key: str) -> str:
+    """An audit annotation key the API server accepts from a webhook: one name part, no slash.
+
+    The policy engine keys annotations as the API server's own policy plugin does, `<policy>/<key>`; the
+    slash becomes a dot. Keys still too long or invalid keep a readable prefix and a hash, so two never merge.
+
+    >>> audit_key("pod-hygiene/containers")
+    'pod-hygiene.containers'
+    >>> audit_key("p" * 70 + "/k")[50:]
+    'pppp-f3ff6857'
+    """
+    dotted = key.replace("/", ".")
+    if len(dotted) <= _NAME_PART_MAX and _NAME_PART.fullmatch(dotted):
+        return dotted
+    digest = hashlib.sha256(key.encode()).hexdigest()[:8]
+    readable = re.sub(r"[^-A-Za-z0-9_.]", "-", dotted)[: _NAME_PART_MAX - 9].strip("-_.") or "annotation"
+    return f"{readable}-{digest}"
 
 
 def status_body(status: int, message: str) -> dict[str, Any]:

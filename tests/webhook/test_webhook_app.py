@@ -119,7 +119,7 @@ async def test_a_denied_review_on_the_root_path(client: httpx.AsyncClient) -> No
     assert response == {
         "uid": UID, "allowed": False,
         "status": {"status": "Failure", "code": 403, "reason": "Forbidden", "message": "bad is a bad name"},
-        "warnings": ["named bad"], "auditAnnotations": {"p/name": "bad"},
+        "warnings": ["named bad"], "auditAnnotations": {"p.name": "bad"},
     }  # fmt: skip
 
 

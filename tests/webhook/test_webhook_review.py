@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from kcel.webhook.review import (
     MAX_OBJECT_BYTES,
     ReviewError,
     ServerDecision,
+    audit_key,
     failure_decision,
     invalid_decision,
     parse_review,
@@ -138,7 +140,7 @@ def test_a_denial_carries_status_warnings_and_audit_annotations() -> None:
         "allowed": False,
         "status": {"status": "Failure", "code": 422, "reason": "Invalid", "message": "replicas must be at most 5"},
         "warnings": ["deprecated field"],
-        "auditAnnotations": {"policy/replicas": "7"},
+        "auditAnnotations": {"policy.replicas": "7"},
     }
 
 
@@ -169,3 +171,17 @@ def test_status_body_is_a_metav1_status() -> None:
 )  # fmt: skip
 def test_the_api_servers_timeout_parameter_is_a_go_duration(text: str, seconds: float | None) -> None:
     assert parse_go_duration(text) == seconds
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [("policy/key", "policy.key"), ("plain", "plain"), ("a/b/c", "a.b.c"),
+     ("validation.policy.admission.k8s.io/validation_failure", "validation.policy.admission.k8s.io.validation_failure"),
+     ("x" * 60 + "/key", "x" * 54 + "-51f53a3c"), ("odd key!/", "odd-key-1e12d6ea")],
+)  # fmt: skip
+def test_audit_keys_become_one_name_part_the_api_server_accepts(key: str, expected: str) -> None:
+    # The API server stores "<webhook>/<key>" and requires exactly one slash and a qualified name.
+    got = audit_key(key)
+    assert got == expected
+    assert len(got) <= 63 and "/" not in got
+    assert re.fullmatch(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?", got)

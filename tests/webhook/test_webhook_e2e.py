@@ -1,0 +1,283 @@
+"""`kcel serve` as a real process over HTTPS with the real policy engine, the way the API server talks to it.
+
+One server is started for the module (a free loopback port, a trustme certificate) with the policies in
+tests/webhook/policies and the params/Namespaces in tests/webhook/resources.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trustme
+
+pytest.importorskip("kcel.k8s.admission", reason="the policy engine (kcel.k8s.admission) is not in this tree yet")
+
+HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
+
+
+@dataclass
+class Server:
+    url: str
+    port: int
+    ca: trustme.CA
+    certs: Path
+    policies: Path
+    log: Path
+    process: subprocess.Popen[bytes]
+
+    def client(self) -> httpx.Client:
+        context = ssl.create_default_context()
+        self.ca.configure_trust(context)
+        return httpx.Client(base_url=self.url, verify=context, timeout=10)
+
+    def log_entries(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.startswith("{")]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def write_cert(directory: Path, ca: trustme.CA) -> bytes:
+    leaf = ca.issue_cert("127.0.0.1", "localhost")
+    (directory / "tls.crt.new").write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
+    (directory / "tls.key.new").write_bytes(leaf.private_key_pem.bytes())
+    # Key first, then certificate, each replaced atomically: what a Secret volume update looks like from inside.
+    os.replace(directory / "tls.key.new", directory / "tls.key")
+    os.replace(directory / "tls.crt.new", directory / "tls.crt")
+    return ssl.PEM_cert_to_DER_cert(leaf.cert_chain_pems[0].bytes().decode())
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("serve")
+    certs, policies = base / "certs", base / "policies"
+    certs.mkdir()
+    shutil.copytree(HERE / "policies", policies)
+    ca = trustme.CA()
+    write_cert(certs, ca)
+    port = free_port()
+    log = base / "server.log"
+    command = [
+        sys.executable, "-m", "kcel.webhook", "--policies", str(policies), "--resources", str(HERE / "resources"),
+        "--cert", str(certs / "tls.crt"), "--key", str(certs / "tls.key"), "--host", "127.0.0.1",
+        "--port", str(port), "--timeout", "5", "--log-level", "info",
+    ]  # fmt: skip
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
+    running = Server(f"https://127.0.0.1:{port}", port, ca, certs, policies, log, process)
+    try:
+        wait_until_ready(running)
+        yield running
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_until_ready(server: Server) -> None:
+    with server.client() as client:
+        for _ in range(300):
+            if server.process.poll() is not None:
+                raise AssertionError(f"kcel serve exited {server.process.returncode}:\n{server.log.read_text()}")
+            try:
+                if client.get("/readyz").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+    raise AssertionError(f"kcel serve never became ready:\n{server.log.read_text()}")
+
+
+def admission(kind: dict[str, str], resource: str, obj: dict[str, Any], namespace: str = "default") -> dict[str, Any]:
+    request = {
+        "uid": str(uuid.uuid4()),
+        "kind": kind,
+        "resource": {"group": kind["group"], "version": kind["version"], "resource": resource},
+        "requestKind": kind,
+        "requestResource": {"group": kind["group"], "version": kind["version"], "resource": resource},
+        "name": obj["metadata"]["name"],
+        "namespace": namespace,
+        "operation": "CREATE",
+        "userInfo": {"username": "alice", "groups": ["system:authenticated"]},
+        "object": obj,
+        "oldObject": None,
+        "dryRun": False,
+        "options": {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"},
+    }
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
+
+
+POD = {"group": "", "version": "v1", "kind": "Pod"}
+DEPLOYMENT = {"group": "apps", "version": "v1", "kind": "Deployment"}
+WIDGET = {"group": "example.com", "version": "v1", "kind": "Widget"}
+
+
+def pod(image: str = "nginx:1.27", privileged: bool = False) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "web", "image": image}
+    if privileged:
+        container["securityContext"] = {"privileged": True}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": [container]}}
+
+
+def deployment(replicas: int) -> dict[str, Any]:
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx:1"}]}}
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}}, "template": template},
+    }  # fmt: skip
+
+
+def widget(size: str, owner: str | None = None) -> dict[str, Any]:
+    spec = {"size": size} | ({"owner": owner} if owner else {})
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec}
+
+
+def post(server: Server, review: dict[str, Any], query: str = "?timeout=10s") -> dict[str, Any]:
+    with server.client() as client:
+        answer = client.post("/validate" + query, json=review)
+    assert answer.status_code == 200, answer.text
+    document = answer.json()
+    assert (document["apiVersion"], document["kind"]) == ("admission.k8s.io/v1", "AdmissionReview")
+    assert document["response"]["uid"] == review["request"]["uid"]
+    return dict(document["response"])
+
+
+def test_a_compliant_pod_is_allowed_with_an_audit_annotation(server: Server) -> None:
+    response = post(server, admission(POD, "pods", pod()))
+    assert response["allowed"] is True and "status" not in response
+    assert response["auditAnnotations"] == {"pod-hygiene.containers": "1"}
+
+
+def test_a_privileged_pod_is_denied_with_the_policys_message(server: Server) -> None:
+    response = post(server, admission(POD, "pods", pod(privileged=True)))
+    assert response["allowed"] is False
+    status = response["status"]
+    assert (status["code"], status["reason"]) == (403, "Forbidden")
+    assert "privileged containers are not allowed: web" in status["message"]
+    assert "pod-hygiene" in status["message"]
+
+
+def test_a_latest_image_is_denied_as_invalid(server: Server) -> None:
+    status = post(server, admission(POD, "pods", pod(image="nginx:latest")))["status"]
+    assert (status["code"], status["reason"]) == (422, "Invalid")
+    assert "images must not use the :latest tag" in status["message"]
+
+
+def test_deployments_are_limited_by_a_param_except_in_system_namespaces(server: Server) -> None:
+    assert post(server, admission(DEPLOYMENT, "deployments", deployment(5)))["allowed"] is True
+    denied = post(server, admission(DEPLOYMENT, "deployments", deployment(9), namespace="team-a"))
+    assert denied["allowed"] is False and "replicas must be at most 5, got 9" in denied["status"]["message"]
+    system = post(server, admission(DEPLOYMENT, "deployments", deployment(9), namespace="platform"))
+    assert system["allowed"] is True  # the matchCondition leaves namespaces labelled tier=system alone
+
+
+def test_a_custom_resource_is_denied_warned_and_annotated(server: Server) -> None:
+    warned = post(server, admission(WIDGET, "widgets", widget("small")))
+    assert warned["allowed"] is True
+    assert any("widgets should name an owner" in w for w in warned["warnings"])
+    assert warned["auditAnnotations"] == {"widget-size.size": "small"}
+    clean = post(server, admission(WIDGET, "widgets", widget("medium", owner="bob")))
+    assert clean["allowed"] is True and "warnings" not in clean
+    denied = post(server, admission(WIDGET, "widgets", widget("huge", owner="bob")))
+    assert denied["allowed"] is False and "size must be small or medium, not huge" in denied["status"]["message"]
+
+
+def test_a_kind_no_policy_matches_is_allowed(server: Server) -> None:
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}
+    response = post(server, admission({"group": "", "version": "v1", "kind": "Secret"}, "secrets", secret))
+    assert response == {"uid": response["uid"], "allowed": True}
+
+
+def test_bad_bodies_get_clear_4xx_answers(server: Server) -> None:
+    with server.client() as client:
+        malformed = client.post("/validate", content=b'{"apiVersion": ', headers={"content-type": "application/json"})
+        assert malformed.status_code == 400 and "not valid JSON" in malformed.json()["message"]
+        wrong = client.post("/validate", json={"apiVersion": "admission.k8s.io/v1beta1", "kind": "AdmissionReview"})
+        assert wrong.status_code == 400 and "expected apiVersion" in wrong.json()["message"]
+        oversized = client.post("/validate", content=b" " * (7 * 1024 * 1024 + 1))
+        assert oversized.status_code == 413 and oversized.json()["reason"] == "RequestEntityTooLarge"
+        assert client.get("/healthz").status_code == 200  # and the server is still there
+    huge_object = pod() | {"metadata": {"name": "web", "annotations": {"blob": "x" * (3 * 1024 * 1024)}}}
+    response = post(server, admission(POD, "pods", huge_object))
+    assert response["allowed"] is False and response["status"]["code"] == 413
+
+
+def test_probes_metrics_and_one_log_line_per_review(server: Server) -> None:
+    review = admission(POD, "pods", pod(privileged=True))
+    post(server, review)
+    with server.client() as client:
+        assert client.get("/healthz").text == "ok"
+        assert client.get("/readyz").text.startswith("ok: policy generation ")
+        metrics = client.get("/metrics").text
+    assert 'kcel_webhook_decisions_total{decision="denied"}' in metrics
+    assert "kcel_webhook_admission_duration_seconds_bucket" in metrics
+    assert "kcel_webhook_cel_cost_sum" in metrics
+    for _ in range(50):  # the log is written by another process: give it a moment
+        lines = [e for e in server.log_entries() if e.get("uid") == review["request"]["uid"]]
+        if lines:
+            break
+        time.sleep(0.02)
+    assert len(lines) == 1
+    line = lines[0]
+    assert (line["kind"], line["operation"], line["decision"], line["allowed"]) == ("v1/Pod", "CREATE", "denied", False)
+    assert line["latency_ms"] > 0 and line["code"] == 403
+
+
+def test_a_replaced_certificate_is_served_to_new_connections(server: Server) -> None:
+    new_ca = trustme.CA()
+    new_der = write_cert(server.certs, new_ca)
+    context = ssl.create_default_context()
+    server.ca.configure_trust(context)
+    new_ca.configure_trust(context)
+    seen = b""
+    for _ in range(60):  # the server polls every second
+        with socket.create_connection(("127.0.0.1", server.port)) as raw:
+            with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+                seen = tls.getpeercert(binary_form=True) or b""
+        if seen == new_der:
+            break
+        time.sleep(0.1)
+    assert seen == new_der
+    new_trust = ssl.create_default_context()
+    new_ca.configure_trust(new_trust)
+    with httpx.Client(base_url=server.url, verify=new_trust) as client:
+        assert client.get("/healthz").status_code == 200
+
+
+def test_a_broken_policy_file_is_logged_and_the_last_good_set_keeps_serving(server: Server) -> None:
+    with server.client() as client:
+        before = client.get("/readyz").text
+    (server.policies / "broken.yaml").write_text(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: broken}\n"
+        "spec:\n  validations:\n  - expression: 'object.spec.('\n"
+    )
+    for _ in range(60):
+        if any(e.get("msg", "").startswith("policy reload rejected") for e in server.log_entries()):
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the broken file was not reported:\n" + server.log.read_text())
+    with server.client() as client:
+        assert client.get("/readyz").text == before
+    assert post(server, admission(POD, "pods", pod(privileged=True)))["allowed"] is False
