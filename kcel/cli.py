@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kcel.env import Env
 from kcel.errors import CelError, CompileError
+from kcel.eval.display import cel_text, type_text
 from kcel.parser import parse
 from kcel.parser.unparser import dump, unparse
-from kcel.values import Optional, TypeValue, Uint
+from kcel.values import Optional, TypeValue
 
 if TYPE_CHECKING:
     from kcel.k8s.manifests import Report
@@ -20,32 +22,92 @@ if TYPE_CHECKING:
 DEFAULT_COST_LIMIT = 1_000_000  # the API server's per-expression limit
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kcel", description="CEL as the Kubernetes API server runs it.")
-    commands = parser.add_subparsers(dest="command", required=True)
+EVAL_EXAMPLES = """\
+examples:
+  kcel eval '1 + 1'
+  kcel eval --var 'x=[1, 2, 3]' 'x.map(n, n * 2)'
+  kcel eval --decl 'name:string' --var name=kcel "name.startsWith('k')"
+  kcel eval --input self=examples/deployment.yaml --cost 'self.spec.replicas <= self.spec.maxReplicas'
+  kcel eval --explain --input self=examples/deployment.yaml \\
+      "self.spec.template.spec.containers.all(c, c.image.startsWith('registry.example.com/'))"
+  kcel eval --k8s-version 1.34 "quantity('1Gi').isGreaterThan(quantity('512Mi'))"
+"""
 
-    evaluate = commands.add_parser("eval", help="evaluate an expression")
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `kcel` command line (argparse; every subcommand's help ends with working examples)."""
+    parser = argparse.ArgumentParser(
+        prog="kcel",
+        description="CEL as the Kubernetes API server runs it: evaluate expressions, check CRDs, validate objects.",
+        epilog="examples:\n  kcel eval '1 + 1'\n  kcel check examples/widget-crd.yaml\n"
+        "  kcel validate --crd examples/widget-crd.yaml examples/widget.yaml\n  kcel repl\n\n"
+        "Run 'kcel COMMAND --help' for a command's options and more examples.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    evaluate = _command(commands, "eval", "evaluate an expression", EVAL_EXAMPLES)
     evaluate.add_argument("expression")
     evaluate.add_argument(
-        "--var", "-v", action="append", default=[], metavar="NAME=JSON", help="a variable (JSON value)"
+        "--var",
+        "-v",
+        action="append",
+        default=[],
+        metavar="NAME=JSON",
+        help="a variable's value as JSON (a bare word is a string)",
     )
     evaluate.add_argument(
-        "--file", "-f", action="append", default=[], metavar="NAME=PATH", help="a variable from a JSON/YAML file"
+        "--input",
+        "-i",
+        "--file",
+        "-f",
+        dest="inputs",
+        action="append",
+        default=[],
+        metavar="[NAME=]FILE",
+        help="a variable's value from a JSON/YAML file; without NAME= the "
+        "file holds a mapping of variable names to values",
     )
-    evaluate.add_argument("--cost", action="store_true", help="also print the runtime cost")
-    evaluate.add_argument("--cost-limit", type=int, default=DEFAULT_COST_LIMIT)
+    evaluate.add_argument(
+        "--decl",
+        "-d",
+        action="append",
+        default=[],
+        metavar="NAME:TYPE",
+        help="declare a variable's type (e.g. 'self:map(string, int)'); undeclared ones are dyn",
+    )
+    evaluate.add_argument(
+        "--k8s-version",
+        metavar="1.N",
+        help="the Kubernetes API server's CEL environment at that version (default: every library)",
+    )
+    evaluate.add_argument("--cost", action="store_true", help="also print the runtime cost (cel-go's units)")
+    evaluate.add_argument(
+        "--cost-limit",
+        type=int,
+        default=DEFAULT_COST_LIMIT,
+        metavar="N",
+        help=f"stop past this runtime cost (default {DEFAULT_COST_LIMIT:,}, the API server's)",
+    )
+    evaluate.add_argument(
+        "--explain",
+        action="store_true",
+        help="show the value of every subexpression and what decided &&, ||, ?: and macros",
+    )
     evaluate.add_argument("--show-python", action="store_true", help="print the generated Python function")
     evaluate.add_argument("--output", "-o", choices=("text", "json"), default="text")
 
-    parse_cmd = commands.add_parser("parse", help="parse an expression and print it back (or its AST)")
+    parse_cmd = _command(commands, "parse", "parse an expression and print it back (or its AST)",
+                         "examples:\n  kcel parse 'a.all(x, x > 0)'\n  kcel parse --dump 'a.b + 1'\n")  # fmt: skip
     parse_cmd.add_argument("expression")
     parse_cmd.add_argument("--dump", action="store_true", help="print the AST with node ids")
 
-    check = commands.add_parser(
-        "check",
-        help="check CRDs as the API server does on create: every x-kubernetes-validations rule compiles",
-        description="Example: kcel check examples/widget-crd.yaml",
-    )
+    check = _command(
+        commands, "check", "check CRDs as the API server does on create: rules compile, costs fit the limits",
+        "examples:\n  kcel check examples/widget-crd.yaml\n  kcel check examples/expensive-crd.yaml\n"
+        "  kcel check -o json crds/\n\nExit status: 0 accepted, 1 rejected or unreadable, 2 bad usage.\n",
+    )  # fmt: skip
     check.add_argument("crds", nargs="+", metavar="CRD.yaml|DIR")
     check.add_argument("--output", "-o", choices=("text", "json"), default="text")
     check.add_argument(
@@ -53,14 +115,15 @@ def main(argv: list[str] | None = None) -> int:
         help="explain the cost of expressions above this share of the per-expression limit (default 10)",
     )  # fmt: skip
 
-    validate = commands.add_parser(
-        "validate",
-        help="validate custom resources as the API server would: decoding, pruning, defaulting, schema, CEL rules",
-        description="Each object is checked against the CRD its apiVersion and kind name, as a create request (an "
-        "update when --old holds an object of the same kind, namespace and name). Prints the API server's message "
-        "for each invalid object; exit status 1 when any is invalid or cannot be read. "
-        "Example: kcel validate --crd examples/widget-crd.yaml examples/widget.yaml",
-    )
+    validate = _command(
+        commands, "validate",
+        "validate custom resources as the API server would: decoding, pruning, defaulting, schema, CEL rules",
+        "Each object is checked against the CRD its apiVersion and kind name, as a create request (an update "
+        "when --old holds an object of the same kind, namespace and name).\n\nexamples:\n"
+        "  kcel validate --crd examples/widget-crd.yaml examples/widget.yaml\n"
+        "  kcel validate --crd crds/ --old before/ after/\n\n"
+        "Exit status: 0 all valid, 1 any invalid or unreadable, 2 bad usage.\n",
+    )  # fmt: skip
     validate.add_argument("files", nargs="+", metavar="FILE|DIR", help="manifests (YAML/JSON; directories recursively)")
     validate.add_argument("--crd", action="append", required=True, metavar="CRD|DIR", help="CRD files (repeatable)")
     validate.add_argument("--old", action="append", default=[], metavar="FILE|DIR", help="objects before an update")
@@ -73,7 +136,31 @@ def main(argv: list[str] | None = None) -> int:
     validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid objects")
     validate.add_argument("--output", "-o", choices=("text", "json"), default="text")
 
-    args = parser.parse_args(argv)
+    repl = _command(commands, "repl", "author policy expressions interactively (types, costs, explanations)",
+                    "examples:\n  kcel repl\n  kcel repl --k8s-version 1.34\n\nType %help inside.\n")  # fmt: skip
+    repl.add_argument("--k8s-version", metavar="1.N", help="the API server's CEL environment at that version")
+    repl.add_argument("--history", metavar="FILE", help="history file (default ~/.kcel_history)")
+    return parser
+
+
+def _command(commands: Any, name: str, summary: str, epilog: str) -> argparse.ArgumentParser:
+    return commands.add_parser(  # type: ignore[no-any-return]
+        name, help=summary, description=summary[0].upper() + summary[1:] + ".", epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kcel")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         if args.command == "parse":
             parsed = parse(args.expression)
@@ -83,16 +170,22 @@ def main(argv: list[str] | None = None) -> int:
             return _check(args)
         if args.command == "validate":
             return _validate(args)
+        if args.command == "repl":
+            from kcel.repl import run
+
+            return run(k8s_version=args.k8s_version, history=args.history)
         return _evaluate(args)
     except CompileError as err:
         print(err, file=sys.stderr)
         return 1
     except CelError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"{_style.red('error')}: {err}", file=sys.stderr)
         return 1
     except _UsageError as err:
         print(f"kcel: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return 130
 
 
 class _UsageError(Exception):
@@ -100,18 +193,69 @@ class _UsageError(Exception):
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    variables = _variables(args.var, args.file)
-    program = Env(variables={name: "dyn" for name in variables}).compile(args.expression)
+    variables = _variables(args.var, args.inputs)
+    declared = dict(_declaration(d) for d in args.decl)
+    try:
+        env = Env(variables={**{name: "dyn" for name in variables}, **declared}, k8s_version=args.k8s_version)
+    except ValueError as err:  # an unknown type name or Kubernetes version
+        raise _UsageError(str(err)) from None
+    program = env.compile(args.expression)
     if args.show_python:
         print(program.python_source)
-    value, cost = program.evaluate_with_cost(variables, cost_limit=args.cost_limit)
+    try:
+        value, cost = program.evaluate_with_cost(variables, cost_limit=args.cost_limit)
+    except CelError:
+        if args.explain:
+            print(program.explain(variables).text())
+        raise
+    type_name = _result_type(program, value)
     if args.output == "json":
-        print(json.dumps({"value": _jsonable(value), "cost": cost}))
-    else:
-        print(_cel_text(value))
-        if args.cost:
-            print(f"cost: {cost}")
+        record = {"value": _jsonable(value), "type": type_name, "cost": cost}
+        if args.explain:
+            record["explanation"] = program.explain(variables).root.as_json()
+        print(json.dumps(record))
+        return 0
+    print(f"{cel_text(value)} {_style.dim(': ' + type_name)}")
+    if args.cost:
+        print(f"cost: {cost}")
+    if args.explain:
+        print(program.explain(variables).text())
     return 0
+
+
+def _declaration(text: str) -> tuple[str, str]:
+    name, sep, type_text = text.partition(":")
+    if not sep or not name.strip() or not type_text.strip():
+        raise _UsageError(f"--decl takes NAME:TYPE (e.g. 'self:list(string)'), got {text!r}")
+    return name.strip(), type_text.strip()
+
+
+def _result_type(program: Any, value: Any) -> str:
+    """The checker's type for the result, or the value's own type when the checker could only say dyn."""
+    static = str(program.output_type)
+    return type_text(value) if static == "dyn" else static
+
+
+class _Style:
+    """ANSI colour for a terminal only (and never under NO_COLOR)."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stdout.isatty() and sys.stderr.isatty() and "NO_COLOR" not in os.environ
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.enabled else text
+
+    def red(self, text: str) -> str:
+        return self._wrap("31", text)
+
+    def green(self, text: str) -> str:
+        return self._wrap("32", text)
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+
+_style = _Style()
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -307,43 +451,36 @@ def _documents(path: str) -> list[Any]:
         raise _UsageError(str(err)) from None
 
 
-def _variables(pairs: list[str], files: list[str]) -> dict[str, Any]:
+def _variables(pairs: list[str], inputs: list[str]) -> dict[str, Any]:
     variables: dict[str, Any] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
-        if not sep:
+        if not sep or not name:
             raise _UsageError(f"--var takes NAME=JSON, got {pair!r}")
         try:
             variables[name] = json.loads(text)
         except json.JSONDecodeError:
             variables[name] = text  # a bare word is a string
-    for pair in files:
-        name, sep, path = pair.partition("=")
-        if not sep:
-            raise _UsageError(f"--file takes NAME=PATH, got {pair!r}")
-        variables[name] = _load(path)
+    for spec in inputs:
+        name, sep, path = spec.partition("=")
+        if sep and name.isidentifier():
+            variables[name] = _load(path)
+            continue
+        document = _load(spec)  # a mapping from variable names to values
+        if not isinstance(document, dict) or not all(isinstance(k, str) and k.isidentifier() for k in document):
+            raise _UsageError(f"{spec}: without NAME= the file must hold a mapping of variable names to values")
+        variables.update(document)
     return variables
 
 
 def _load(path: str) -> Any:
     """A variable's value from a file holding one JSON/YAML document."""
+    if not Path(path).is_file():
+        raise _UsageError(f"{path}: no such file")
     documents = _documents(path)
     if len(documents) != 1:
         raise _UsageError(f"{path} holds {len(documents)} documents; a variable takes exactly one")
     return documents[0]
-
-
-def _cel_text(value: Any) -> str:
-    """A value as CEL would write it."""
-    from kcel.parser.unparser import const_text
-
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_cel_text(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_cel_text(k)}: {_cel_text(v)}" for k, v in value.items()) + "}"
-    if value is None or isinstance(value, (bool, int, float, str, bytes, Uint)):
-        return const_text(value)
-    return repr(value)
 
 
 def _jsonable(value: Any) -> Any:

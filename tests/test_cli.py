@@ -187,3 +187,65 @@ def test_a_progress_bar_only_on_a_terminal(
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert main(["validate", "--crd", CRD, str(tmp_path / "objects")]) == 0
     assert "] 25/25 files" in capsys.readouterr().err
+
+
+# -- kcel eval ----------------------------------------------------------------------------------------------
+
+
+DEPLOYMENT = str(EXAMPLES / "deployment.yaml")
+
+
+def test_eval_prints_the_value_in_cel_notation_with_its_type(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "{'a': [1, 2u, 3.0, b'x', null]}"]) == 0
+    assert capsys.readouterr().out == '{"a": [1, 2u, 3.0, b"x", null]} : map(string, list(dyn))\n'
+    assert main(["eval", "--var", "x=[1, 2]", "x.map(n, n * 2)", "--cost"]) == 0
+    assert capsys.readouterr().out == "[2, 4] : list(int)\ncost: 30\n"
+
+
+def test_eval_declarations_type_check_the_expression(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--decl", "name:string", "--var", "name=kcel", "name.startsWith('k')"]) == 0
+    assert capsys.readouterr().out == "true : bool\n"
+    assert main(["eval", "--decl", "name:string", "name + 1"]) == 1
+    assert "found no matching overload for '_+_' applied to '(string, int)'" in capsys.readouterr().err
+    assert main(["eval", "--decl", "name", "name"]) == 2
+    assert "--decl takes NAME:TYPE" in capsys.readouterr().err
+
+
+def test_eval_inputs_from_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--input", f"self={DEPLOYMENT}", "self.spec.replicas"]) == 0
+    assert capsys.readouterr().out == "3 : int\n"
+    variables = tmp_path / "vars.yaml"
+    variables.write_text("a: 1\nb: [p, q]\n")
+    assert main(["eval", "-i", str(variables), "b[a]"]) == 0
+    assert capsys.readouterr().out == '"q" : string\n'
+    assert main(["eval", "-i", f"self={tmp_path / 'missing.yaml'}", "self"]) == 2
+    assert "missing.yaml: no such file" in capsys.readouterr().err
+
+
+def test_eval_explain_shows_why(capsys: pytest.CaptureFixture[str]) -> None:
+    rule = "self.spec.template.spec.containers.all(c, c.image.startsWith('docker.io/'))"
+    assert main(["eval", "--explain", "--input", f"self={DEPLOYMENT}", rule]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "false : bool"
+    assert out[1].endswith("= false   <- false at step 1")
+    assert out[-1] == '   └─ c.image = "registry.example.com/web:1.2"'
+    assert main(["eval", "--explain", "-o", "json", "--var", "x={}", "x.a"]) == 1  # an error still explains
+    captured = capsys.readouterr()
+    assert "x.a = error: no such key: a" in captured.out and "error: no such key: a" in captured.err
+
+
+def test_eval_k8s_version_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--k8s-version", "1.34", "-o", "json", "quantity('1Gi').isGreaterThan(quantity('1Mi'))"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"value": True, "type": "bool", "cost": 3}
+    assert main(["eval", "--k8s-version", "1.26", "ip('1.2.3.4').family()"]) == 1  # the IP library came in 1.30
+    assert "undeclared reference to 'ip'" in capsys.readouterr().err
+
+
+def test_help_shows_working_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("eval", "check", "validate", "repl"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "examples:\n  kcel " + command in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.startswith("kcel ")

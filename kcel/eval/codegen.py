@@ -9,6 +9,8 @@ CEL names are mangled into numbered Python names.
 
 With `metered=True` the function also counts cel-go's runtime cost on a `Meter` (`_m`),
 one `_m.add(n)` per straight-line block plus each call's own cost, checking the limit as it goes.
+With `traced=True` (and no metering) `_m` is a `kcel.eval.trace.Tracer` instead, told each node's
+value or error (`_m.see(id, lambda: ...)`) and each comprehension step (`_m.step(id, vars)`).
 """
 
 from __future__ import annotations
@@ -97,9 +99,16 @@ class Plan:
 
 class CodeGen:
     def __init__(
-        self, parsed: Parsed, decls: Declarations, metered: bool, checked: Checked | None = None, optimize: bool = True
+        self,
+        parsed: Parsed,
+        decls: Declarations,
+        metered: bool,
+        checked: Checked | None = None,
+        optimize: bool = True,
+        traced: bool = False,
     ) -> None:
         self.parsed = parsed
+        self.traced = traced and not metered
         self.optimize = optimize  # cel-go's OptOptimize, which Kubernetes sets: constant literals are folded
         self.decls = decls
         self.metered = metered
@@ -173,6 +182,8 @@ class CodeGen:
             text = self.gen_node(node, tolerant)
         finally:
             self.depth -= 1
+        if self.traced:
+            text = f"_m.see({node.id}, lambda: {text})"
         if self.depth % _SPILL_DEPTH or _SIMPLE.match(text):
             return text
         return self.spill(text)
@@ -712,6 +723,8 @@ class CodeGen:
             self.w.line(f"for {loop_vars[node.iter_var].py} in _iterate({iter_range}):")
         self.scopes.append({**loop_vars, node.accu_var: accu})
         with self.w.indent():
+            if self.traced:
+                self.w.line(f"_m.step({node.id}, ({', '.join(local.py for local in loop_vars.values())},))")
             self.loop_body(node, accu)
         self.scopes.pop()
         self.scopes.append({node.accu_var: accu})

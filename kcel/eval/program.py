@@ -11,10 +11,11 @@ from typing import Any
 
 from kcel.checker.checker import Checked
 from kcel.checker.types import DYN, CelType
-from kcel.errors import EvalError
+from kcel.errors import CelError, EvalError
 from kcel.eval.codegen import CodeGen, Declarations, Plan
 from kcel.eval.dispatch import Meter
-from kcel.eval.runtime import as_eval_error
+from kcel.eval.runtime import CEL_ERRORS, as_eval_error
+from kcel.eval.trace import Explanation, Tracer, TraceTooLong, explain
 from kcel.parser import Parsed
 
 
@@ -49,6 +50,7 @@ class Program:
     _plan: Plan = field(init=False, repr=False)
     _fast: Callable[..., Any] | None = field(init=False, repr=False, default=None)
     _metered: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
+    _traced: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
 
     def __post_init__(self) -> None:
         # Planning happens now, so that a program that cannot be built fails here (PlanError); turning the
@@ -108,6 +110,26 @@ class Program:
             err.cost = meter.cost  # what was spent before the error (Kubernetes charges it to the budget)
             raise
         return value, meter.cost
+
+    def explain(self, activation: Mapping[str, Any] | None = None) -> Explanation:
+        """Evaluate once more, recording what every subexpression gave and what decided `&&`, `||`, `?:` and
+        macros: `explain(...).text()` shows why a rule failed. Slow, for people; an evaluation that runs more
+        than `kcel.eval.trace.MAX_EVENTS` steps is stopped."""
+        if not self._traced:  # built on first use; a race only compiles it twice
+            plan = CodeGen(self.parsed, self.declarations, False, self.checked, self.optimize, traced=True).plan(
+                "_kcel_eval_traced"
+            )
+            self._traced.append(_compile(plan, "traced"))
+        tracer = Tracer()
+        value: Any = None
+        error: CelError | None = None
+        try:
+            value = self._traced[0].function(activation or _EMPTY, tracer)
+        except TraceTooLong as err:
+            error = err
+        except CEL_ERRORS as err:
+            error = as_eval_error(err)
+        return explain(self.parsed, tracer, value, error)
 
     @property
     def variables(self) -> frozenset[str]:

@@ -48,6 +48,11 @@ def unparse(parsed: Parsed) -> str:
     return _Unparser(parsed.macro_calls).text(parsed.expr)
 
 
+def unparse_node(parsed: Parsed, node: Expr) -> str:
+    """CEL text of one subexpression of `parsed`, its macros written as they were."""
+    return _Unparser(parsed.macro_calls).text(node)
+
+
 class _Unparser:
     def __init__(self, macro_calls: Mapping[int, Call]) -> None:
         self.macro_calls = macro_calls
