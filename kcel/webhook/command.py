@@ -10,6 +10,7 @@ import argparse
 import logging
 import os
 import sys
+import tempfile
 
 DEFAULT_PORT = 8443
 
@@ -52,8 +53,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default), Ignore admits it with a warning. Policies' own failurePolicy still applies to their errors.",
     )  # fmt: skip
     net.add_argument(
-        "--threads", "--workers", dest="threads", type=_positive_int, default=min(4, os.cpu_count() or 1),
-        metavar="N", help="threads evaluating policies (default: CPUs, at most 4)",
+        "--workers", type=_positive_int, default=1, metavar="N",
+        help="server processes sharing the port (default 1); policy evaluation holds Python's GIL, so one "
+        "process uses about one core",
+    )  # fmt: skip
+    net.add_argument(
+        "--threads", type=_positive_int, default=4, metavar="N",
+        help="threads per process evaluating policies (default 4): they keep the event loop free, not faster",
     )  # fmt: skip
     net.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"), help="default info")
 
@@ -67,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.insecure_http and not (args.cert and args.key):
         print("kcel serve: --cert and --key are required (or --insecure-http for local testing)", file=sys.stderr)
         return 2
+    if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # Before prometheus_client is imported: it picks per-process file-backed values from this variable.
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="kcel-metrics-")
     from kcel.webhook.app import Settings
     from kcel.webhook.server import serve
     from kcel.webhook.tls import CertError, CertReloader
@@ -81,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(timeout=args.timeout, fail_closed=args.failure_policy == "Fail", threads=args.threads)
     return serve(
         args.policies, args.resources, host=args.host, port=args.port, settings=settings, tls=tls,
-        k8s_version=args.k8s_version,
+        k8s_version=args.k8s_version, workers=args.workers,
     )  # fmt: skip
 
 

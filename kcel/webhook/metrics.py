@@ -1,6 +1,12 @@
-"""Prometheus metrics of one webhook server, in its own registry so tests and several apps never collide."""
+"""Prometheus metrics of one webhook server, in its own registry so tests and several apps never collide.
+
+With `--workers N` every process counts into files under PROMETHEUS_MULTIPROC_DIR (set by the command before
+prometheus_client is imported), and /metrics, whichever worker answers, adds all the workers' files up.
+"""
 
 from __future__ import annotations
+
+import os
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -35,15 +41,23 @@ class Metrics:
         self.cost = Histogram(
             "kcel_webhook_cel_cost", "CEL runtime cost per admission review", buckets=COST_BUCKETS, registry=r
         )
-        self.in_flight = Gauge("kcel_webhook_in_flight", "Admission reviews being evaluated", registry=r)
+        self.in_flight = Gauge(
+            "kcel_webhook_in_flight", "Admission reviews being evaluated", registry=r, multiprocess_mode="livesum"
+        )
         self.policy_reloads = Counter(
             "kcel_webhook_policy_reloads", "Policy (re)loads, by result: loaded or rejected", ["result"], registry=r
         )
         self.policy_generation = Gauge(
-            "kcel_webhook_policy_generation", "Generation of the policy set in service (0: none yet)", registry=r
+            "kcel_webhook_policy_generation",
+            "Generation of the policy set in service (0: none yet; with workers, the oldest one served)",
+            registry=r,
+            multiprocess_mode="livemin",
         )
         self.policy_problems = Gauge(
-            "kcel_webhook_policy_problems", "Documents of the served policy set that could not be used", registry=r
+            "kcel_webhook_policy_problems",
+            "Documents of the served policy set that could not be used",
+            registry=r,
+            multiprocess_mode="livemax",
         )
         self.cert_reloads = Counter("kcel_webhook_cert_reloads", "TLS certificate reloads", registry=r)
         for decision in ("allowed", "denied", "error"):
@@ -52,4 +66,11 @@ class Metrics:
             self.policy_reloads.labels(result)
 
     def render(self) -> bytes:
-        return generate_latest(self.registry)
+        directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+        if not directory:
+            return generate_latest(self.registry)
+        from prometheus_client import multiprocess
+
+        combined = CollectorRegistry()
+        multiprocess.MultiProcessCollector(combined, path=directory)  # type: ignore[no-untyped-call]
+        return generate_latest(combined)

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
+import socket
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -109,13 +113,79 @@ def serve(
     settings: Settings,
     tls: CertReloader | None,
     k8s_version: str | None,
+    workers: int = 1,
 ) -> int:
     """Run until SIGTERM/SIGINT; the exit status uvicorn gives (1 if the port cannot be bound)."""
-    store = PolicyStore(policies, resources, k8s_version=k8s_version)
-    webhook = Webhook(store, settings, tls=tls)
-    server = uvicorn.Server(serve_config(webhook, host, port, tls))
+
+    def make_config() -> Config:
+        store = PolicyStore(policies, resources, k8s_version=k8s_version)
+        return serve_config(Webhook(store, settings, tls=tls), host, port, tls)
+
     try:
-        server.run()
+        if workers > 1:
+            # The parent only binds: a Webhook made here would count as a live process in the shared metrics.
+            options: dict[str, Any] = {"ssl_context_factory": lambda config, default: None} if tls else {}
+            return prefork(
+                Config("kcel.webhook:unused", host=host, port=port, log_config=None, **options).bind_socket(),
+                make_config,
+                workers,
+            )
+        uvicorn.Server(make_config()).run()
     except SystemExit as exc:  # uvicorn exits on startup failures (port in use, lifespan error)
         return exc.code if isinstance(exc.code, int) else 1
     return 0
+
+
+def prefork(listener: socket.socket, make_config: Callable[[], Config], workers: int) -> int:
+    """Fork `workers` servers sharing one listening socket, so policy evaluation uses more than one core.
+
+    Each worker has its own event loop, thread pool, policy store and TLS reloader (none survive a fork, so
+    all are made in the child). The parent only forwards SIGTERM/SIGINT and waits; when a worker dies
+    unexpectedly it stops the others and exits 1, leaving restarts to the kubelet instead of masking crashes.
+    """
+    children: set[int] = set()
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:  # the worker: uvicorn installs its own signal handlers
+            os._exit(_worker(make_config, listener))
+        children.add(pid)
+    log.info("started %d workers", workers, extra={"fields": {"workers": sorted(children)}})
+    status = 0
+    while children:
+        pid, wait_status = os.wait()
+        children.discard(pid)
+        _worker_gone(pid)
+        if not stopping:
+            log.error("worker %d exited (%d); stopping the others", pid, os.waitstatus_to_exitcode(wait_status))
+            status = 1
+            stop(signal.SIGTERM, None)
+    return status
+
+
+def _worker(make_config: Callable[[], Config], listener: socket.socket) -> int:
+    try:
+        uvicorn.Server(make_config()).run(sockets=[listener])
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    except BaseException:
+        log.exception("worker failed")
+        return 1
+    return 0
+
+
+def _worker_gone(pid: int) -> None:
+    """Drop a dead worker's live gauges from the shared Prometheus files."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
