@@ -85,7 +85,8 @@ class PolicyStore:
         try:
             policies = self._loader(policy_files, resource_files)
         except Exception as exc:  # PolicyLoadError, or anything the engine did not foresee: keep serving
-            log.error("policies not loaded, keeping the previous set: %s", exc, extra={"fields": {"error": str(exc)}})
+            keeping = ", keeping the previous set" if self.served else ""
+            log.error("policies not loaded%s: %s", keeping, exc, extra={"fields": {"error": str(exc)}})
             return Outcome.REJECTED
         problems = tuple(policies.problems)
         current = self.served
