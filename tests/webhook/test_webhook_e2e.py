@@ -110,7 +110,9 @@ def wait_until_ready(server: Server) -> None:
     raise AssertionError(f"kcel serve never became ready:\n{server.log.read_text()}")
 
 
-def admission(kind: dict[str, str], resource: str, obj: dict[str, Any], namespace: str = "default") -> dict[str, Any]:
+def admission(
+    kind: dict[str, str], resource: str, obj: dict[str, Any], namespace: str = "default", groups: tuple[str, ...] = ()
+) -> dict[str, Any]:
     request = {
         "uid": str(uuid.uuid4()),
         "kind": kind,
@@ -120,7 +122,7 @@ def admission(kind: dict[str, str], resource: str, obj: dict[str, Any], namespac
         "name": obj["metadata"]["name"],
         "namespace": namespace,
         "operation": "CREATE",
-        "userInfo": {"username": "alice", "groups": ["system:authenticated"]},
+        "userInfo": {"username": "alice", "groups": ["system:authenticated", *groups]},
         "object": obj,
         "oldObject": None,
         "dryRun": False,
@@ -185,12 +187,14 @@ def test_a_latest_image_is_denied_as_invalid(server: Server) -> None:
     assert "images must not use the :latest tag" in status["message"]
 
 
-def test_deployments_are_limited_by_a_param_except_in_system_namespaces(server: Server) -> None:
+def test_deployments_are_limited_by_a_param_except_for_admins_and_system_namespaces(server: Server) -> None:
     assert post(server, admission(DEPLOYMENT, "deployments", deployment(5)))["allowed"] is True
     denied = post(server, admission(DEPLOYMENT, "deployments", deployment(9), namespace="team-a"))
     assert denied["allowed"] is False and "replicas must be at most 5, got 9" in denied["status"]["message"]
     system = post(server, admission(DEPLOYMENT, "deployments", deployment(9), namespace="platform"))
-    assert system["allowed"] is True  # the matchCondition leaves namespaces labelled tier=system alone
+    assert system["allowed"] is True  # the binding's namespaceSelector skips namespaces labelled tier=system
+    admin = post(server, admission(DEPLOYMENT, "deployments", deployment(9), groups=("system:masters",)))
+    assert admin["allowed"] is True  # the matchCondition skips cluster admins
 
 
 def test_a_custom_resource_is_denied_warned_and_annotated(server: Server) -> None:
@@ -264,6 +268,7 @@ def test_a_replaced_certificate_is_served_to_new_connections(server: Server) -> 
     new_ca.configure_trust(new_trust)
     with httpx.Client(base_url=server.url, verify=new_trust) as client:
         assert client.get("/healthz").status_code == 200
+    server.ca = new_ca  # later tests trust the new certificate only
 
 
 def test_a_broken_policy_file_is_logged_and_the_last_good_set_keeps_serving(server: Server) -> None:
