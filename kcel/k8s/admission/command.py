@@ -1,0 +1,191 @@
+"""`kcel admit`: what the API server's ValidatingAdmissionPolicies would decide for manifests, offline.
+
+Only argparse is imported at module level, so that building the `kcel` parser stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kcel.k8s.admission.decision import Decision
+    from kcel.k8s.admission.policyset import PolicySet
+
+EXAMPLE = (
+    "example:\n"
+    "  kcel admit --policy examples/admission/policies --params examples/admission/params \\\n"
+    "      examples/admission/objects/deployment-too-many.yaml\n\n"
+    "exit status: 0 allowed, 1 denied (or a policy or object could not be used), 2 usage error"
+)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add `kcel admit`'s arguments to `parser`."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EXAMPLE
+    parser.add_argument("objects", nargs="+", metavar="OBJECT.yaml", help="objects to admit (each document is one)")
+    parser.add_argument("--policy", action="append", default=[], metavar="FILE|DIR", help="policies (and bindings)")
+    parser.add_argument("--binding", action="append", default=[], metavar="FILE|DIR", help="policy bindings")
+    parser.add_argument(
+        "--params", action="append", default=[], metavar="DIR", help="param objects, Namespaces and CRDs"
+    )
+    parser.add_argument("--rbac", action="append", default=[], metavar="DIR", help="RBAC objects for `authorizer`")
+    parser.add_argument("--old", metavar="OLD.yaml", help="the objects before the update")
+    parser.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE", "CONNECT"), type=str.upper)
+    parser.add_argument("--user", default="", help="the requesting user's name")
+    parser.add_argument("--group", action="append", default=[], help="the user's groups (repeatable)")
+    parser.add_argument("--namespace", "-n", help="namespace of namespaced objects that name none (default: default)")
+    parser.add_argument("--subresource", default="", help="e.g. status, scale")
+    parser.add_argument("--k8s-version", metavar="1.N", help="the API server's CEL environment at that version")
+    parser.add_argument("--verbose", "-v", action="store_true", help="show each policy, binding and param's outcome")
+    parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
+
+
+class UsageError(Exception):
+    """Exit status 2."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Admit every object document; print the decisions; 0 allowed, 1 denied or unusable input, 2 usage error."""
+    try:
+        return _run(args)
+    except UsageError as err:
+        print(f"kcel admit: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    from kcel.k8s.admission.policyset import PolicySet
+
+    if not args.policy and not args.binding:
+        raise UsageError("no policies given (use --policy FILE|DIR)")
+    _exists([*args.policy, *args.binding, *args.params, *args.rbac, *args.objects, *([args.old] if args.old else [])])
+    try:
+        policies = PolicySet.load([*args.policy, *args.binding], resources=args.params, k8s_version=args.k8s_version)
+    except ValueError as err:  # an unknown --k8s-version
+        raise UsageError(str(err)) from None
+    authorizer = _authorizer(args.rbac)
+    records, problems = _admit_all(args, policies, authorizer)
+    problems = [*policies.problems, *problems]
+    if args.output == "json":
+        print(json.dumps({"problems": problems, "results": records}, indent=2))
+    else:
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+    denied = any(not record["allowed"] for record in records)
+    return 1 if denied or problems else 0
+
+
+def _exists(paths: list[str]) -> None:
+    from pathlib import Path
+
+    for path in paths:
+        if not Path(path).exists():
+            raise UsageError(f"{path}: no such file or directory")
+
+
+def _authorizer(paths: list[str]) -> Any:
+    if not paths:
+        return None
+    from kcel.k8s.manifests import manifest_files
+    from kcel.k8s.rbac import RBACAuthorizer
+
+    texts = [path.read_text(encoding="utf-8") for path in manifest_files(paths)]
+    try:
+        return RBACAuthorizer.from_yaml(*texts)
+    except (ValueError, TypeError) as err:
+        raise UsageError(f"--rbac: {err}") from None
+
+
+def _documents(path: str) -> tuple[list[tuple[str, Any]], list[str]]:
+    """(where, object) for every object document of a file, Lists flattened; and the documents' problems."""
+    from kcel.k8s.decoding import decode_documents
+
+    found: list[tuple[str, Any]] = []
+    problems = []
+    with open(path, encoding="utf-8") as file:
+        text = file.read()
+    for document in decode_documents(text, path):
+        where = f"{path}: document {document.index}"
+        if document.error:
+            problems.append(document.error)
+        elif isinstance(document.value, dict) and isinstance(document.value.get("items"), list):
+            found += [(f"{where}: items[{i}]", item) for i, item in enumerate(document.value["items"])]
+        elif document.value is not None:
+            found.append((where, document.value))
+    return found, problems
+
+
+def _admit_all(
+    args: argparse.Namespace, policies: PolicySet, authorizer: Any
+) -> tuple[list[dict[str, Any]], list[str]]:
+    from kcel.k8s.manifests import OldObjects
+
+    namespace = args.namespace or "default"
+    old_objects, problems = ([], []) if not args.old else _documents(args.old)
+    olds = OldObjects([obj for _, obj in old_objects if isinstance(obj, dict)], namespace)
+    records = []
+    for path in args.objects:
+        documents, found = _documents(path)
+        problems += found
+        for where, obj in documents:
+            if not isinstance(obj, dict) or not obj.get("kind") or not obj.get("apiVersion"):
+                problems.append(f"{where}: not a Kubernetes object (apiVersion and kind are required)")
+                continue
+            old = olds.get(obj) if args.old else None
+            if args.old and old is None and args.operation in (None, "UPDATE"):
+                problems.append(f"{where}: no object with the same kind, namespace and name in {args.old}")
+                continue
+            record = _admit(args, policies, authorizer, obj, old)
+            record["source"] = where
+            records.append(record)
+            if args.output == "text":
+                _print(record, args.verbose)
+    return records, problems
+
+
+def _admit(args: argparse.Namespace, policies: PolicySet, authorizer: Any, obj: Any, old: Any) -> dict[str, Any]:
+    from kcel.k8s.admission.request import request_from_objects
+
+    groups = list(dict.fromkeys([*args.group, "system:authenticated"]))
+    request = request_from_objects(
+        obj, old, operation=args.operation, user=args.user, groups=groups, namespace=args.namespace,
+        subresource=args.subresource, crds=policies.resources.crds,
+    )  # fmt: skip
+    decision = policies.admit(request, authorizer=authorizer)
+    return _record(request, decision)
+
+
+def _record(request: dict[str, Any], decision: Decision) -> dict[str, Any]:
+    return {
+        "kind": request["kind"]["kind"], "namespace": request["namespace"], "name": request["name"],
+        "operation": request["operation"], "allowed": decision.allowed, "code": decision.code,
+        "reason": decision.reason, "message": decision.message, "statusMessage": decision.status_message,
+        "kubectl": decision.kubectl_text(), "warnings": list(decision.warnings),
+        "auditAnnotations": dict(decision.audit_annotations), "cost": decision.cost,
+        "evaluations": [
+            {"policy": e.policy, "binding": e.binding, "param": e.param, "outcome": e.outcome, "detail": e.detail}
+            for e in decision.evaluations
+        ],
+    }  # fmt: skip
+
+
+def _print(record: dict[str, Any], verbose: bool) -> None:
+    target = f"{record['kind']} {record['namespace'] + '/' if record['namespace'] else ''}{record['name']}"
+    verdict = "allowed" if record["allowed"] else f"denied ({record['code']} {record['reason']})"
+    print(f"{record['source']}: {target} {record['operation']}: {verdict}")
+    for warning in record["warnings"]:
+        print(f"  Warning: {warning}")
+    if not record["allowed"]:
+        print(f"  {record['kubectl']}")
+    for key, value in record["auditAnnotations"].items():
+        print(f"  audit annotation {key}: {value}")
+    if verbose:
+        for e in record["evaluations"]:
+            param = f" param {e['param']}" if e["param"] else ""
+            detail = f" ({e['detail']})" if e["detail"] else ""
+            print(f"  - {e['policy']} / {e['binding']}{param}: {e['outcome']}{detail}")
+        print(f"  cost: {record['cost']}")
