@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from kcel.k8s.admission import RequestError
 from kcel.webhook.metrics import Metrics
 from kcel.webhook.policies import Outcome, PolicyStore, Served
 from kcel.webhook.review import (
@@ -177,6 +178,8 @@ class Webhook:
         except (asyncio.TimeoutError, DeadlineExceeded):
             message = f"policy evaluation did not finish within {budget:g}s"
             return failure_decision(message, fail_closed=fail_closed, code=504), "error"
+        except RequestError as exc:  # the engine found the request malformed: bad input, not a server failure
+            return invalid_decision(ReviewError(400, str(exc), review.uid)), "error"
         except Exception as exc:
             log.exception("policy evaluation failed", extra={"fields": {"uid": review.uid}})
             message = f"policy evaluation failed: {type(exc).__name__}: {exc}"

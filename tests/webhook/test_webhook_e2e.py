@@ -223,6 +223,11 @@ def test_bad_bodies_get_clear_4xx_answers(server: Server) -> None:
         oversized = client.post("/validate", content=b" " * (7 * 1024 * 1024 + 1))
         assert oversized.status_code == 413 and oversized.json()["reason"] == "RequestEntityTooLarge"
         assert client.get("/healthz").status_code == 200  # and the server is still there
+    no_resource = admission(POD, "pods", pod())
+    del no_resource["request"]["resource"], no_resource["request"]["requestResource"]
+    response = post(server, no_resource)
+    assert response["allowed"] is False
+    assert (response["status"]["code"], response["status"]["message"]) == (400, "request.resource: required")
     huge_object = pod() | {"metadata": {"name": "web", "annotations": {"blob": "x" * (3 * 1024 * 1024)}}}
     response = post(server, admission(POD, "pods", huge_object))
     assert response["allowed"] is False and response["status"]["code"] == 413
