@@ -52,5 +52,5 @@ def policies(tmp_path: Path, *documents: Any, resources: tuple[Any, ...] = ()) -
 def admit(tmp_path: Path, documents: list[Any], obj: Any, old: Any = None, resources: tuple[Any, ...] = (),
           **request: Any) -> Decision:  # fmt: skip
     loaded = policies(tmp_path, *documents, resources=resources)
-    assert loaded.problems == []
+    assert loaded.problems == [], loaded.problems
     return loaded.admit(request_from_objects(obj, old, **request))

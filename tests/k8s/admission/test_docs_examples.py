@@ -8,7 +8,9 @@ import pytest
 
 from .helpers import DEPLOYMENT_RULE, admit, binding, deployment, namespace, policy
 
-DEMO = policy("demo-policy.example.com", failurePolicy="Fail", validations=[{"expression": "object.spec.replicas <= 5"}])
+DEMO = policy(
+    "demo-policy.example.com", failurePolicy="Fail", validations=[{"expression": "object.spec.replicas <= 5"}]
+)
 DEMO_BINDING = binding(
     "demo-binding-test.example.com", "demo-policy.example.com", validationActions=["Deny"],
     matchResources={"namespaceSelector": {"matchLabels": {"environment": "test"}}},
@@ -75,7 +77,7 @@ def test_message_expression(tmp_path: Path) -> None:
                               "parameterNotFoundAction": "Deny"})  # fmt: skip
     decision = admit(tmp_path, [deploy, bound], deployment(5), resources=(REPLICA_LIMIT_PARAM,))
     assert decision.kubectl_text() == (
-        'The deployments "nginx" is invalid: : ValidatingAdmissionPolicy \'deploy-replica-policy.example.com\' '
+        "The deployments \"nginx\" is invalid: : ValidatingAdmissionPolicy 'deploy-replica-policy.example.com' "
         "with binding 'demo-binding-test.example.com' denied request: object.spec.replicas must be no greater than 3"
     )
 
@@ -91,7 +93,9 @@ def test_audit_annotations(tmp_path: Path) -> None:
     decision = admit(tmp_path, [annotated, binding(policy_name="demo-policy.example.com", validationActions=["Audit"])],
                      deployment(128))  # fmt: skip
     assert decision.allowed
-    assert decision.audit_annotations == {"demo-policy.example.com/high-replica-count": "Deployment spec.replicas set to 128"}
+    assert decision.audit_annotations == {
+        "demo-policy.example.com/high-replica-count": "Deployment spec.replicas set to 128"
+    }
 
 
 def test_variables_foo(tmp_path: Path) -> None:
