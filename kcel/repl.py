@@ -137,8 +137,7 @@ class Session:
     def require_values(self, program: Program, activation: Mapping[str, Any]) -> None:
         missing = sorted(name for name in program.variables if name not in activation)
         if missing:
-            hints = {"self": "%object", "oldSelf": "%old", "object": "%object", "oldObject": "%old", "params": "%params"}
-            how = "; ".join(f"{n}: {hints[n]} FILE" if n in hints else f"{n}: %let {n} = EXPR" for n in missing)
+            how = "; ".join(f"{n}: {_VALUE_COMMANDS[n]} FILE" if n in _VALUE_COMMANDS else f"{n}: %let {n} = EXPR" for n in missing)
             raise CommandError(f"no value for {', '.join(missing)} ({how})")
 
     def cost_line(self, program: Program, cost: int) -> str:
@@ -269,6 +268,7 @@ def _may_receive(parameter: CelType, receiver: CelType) -> bool:
 # -- commands ------------------------------------------------------------------------------------
 
 RUNTIME_COST_LIMIT = 1_000_000  # the API server's per-expression runtime limit
+_VALUE_COMMANDS = {"self": "%object", "oldSelf": "%old", "object": "%object", "oldObject": "%old", "params": "%params"}
 
 ADMISSION_VARIABLES: dict[str, str | CelType] = {
     "object": DYN, "oldObject": DYN, "request": DYN, "params": DYN, "namespaceObject": DYN,

@@ -35,7 +35,8 @@ def test_values_types_lets_functions_and_declarations() -> None:
     assert session.handle("%declare y: string") == "declared y: string"
     assert session.handle("y + 1").startswith("ERROR: <input>:1:3: found no matching overload for '_+_'")
     assert session.handle("y") == "error: no value for y (y: %let y = EXPR)"
-    assert session.handle("%let double(n: int): int -> n") == "error: double is a library function; give yours another name"
+    refused = "error: double is a library function; give yours another name"
+    assert session.handle("%let double(n: int): int -> n") == refused
     assert session.handle("%status").splitlines()[1:] == [
         "%declare y: string", "%let twice(n: int): int -> n * 2", "%let xs = [5]", "%let limit: int = 2",
     ]  # fmt: skip
