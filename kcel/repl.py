@@ -137,7 +137,7 @@ class Session:
     def require_values(self, program: Program, activation: Mapping[str, Any]) -> None:
         missing = sorted(name for name in program.variables if name not in activation)
         if missing:
-            how = "; ".join(f"{n}: {_VALUE_COMMANDS[n]} FILE" if n in _VALUE_COMMANDS else f"{n}: %let {n} = EXPR" for n in missing)
+            how = "; ".join(f"{n}: {_VALUE_COMMANDS.get(n, '%let ' + n + ' =')} …" for n in missing)
             raise CommandError(f"no value for {', '.join(missing)} ({how})")
 
     def cost_line(self, program: Program, cost: int) -> str:

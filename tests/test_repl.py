@@ -34,7 +34,7 @@ def test_values_types_lets_functions_and_declarations() -> None:
     assert run(session, "%let xs = [5]", "xs.filter(n, n > limit)") == ["xs = [5] : list(int)", "[5] : list(int)"]
     assert session.handle("%declare y: string") == "declared y: string"
     assert session.handle("y + 1").startswith("ERROR: <input>:1:3: found no matching overload for '_+_'")
-    assert session.handle("y") == "error: no value for y (y: %let y = EXPR)"
+    assert session.handle("y") == "error: no value for y (y: %let y = …)"
     refused = "error: double is a library function; give yours another name"
     assert session.handle("%let double(n: int): int -> n") == refused
     assert session.handle("%status").splitlines()[1:] == [
@@ -73,7 +73,7 @@ def test_a_crd_node_types_self_and_shows_costs_against_the_limits() -> None:
     assert session.handle(f"%load {CRD} --path spec") == (
         "loaded widgets.example.com v1; self and oldSelf: object at spec"
     )
-    assert session.handle("self.replicas") == "error: no value for self (self: %object FILE)"
+    assert session.handle("self.replicas") == "error: no value for self (self: %object …)"
     assert "undefined field 'nope'" in session.handle("self.nope")
     assert session.handle(f"%object {WIDGET}") == f"self set from {WIDGET}"
     assert session.handle("self.replicas <= self.maxReplicas").splitlines() == [
