@@ -65,29 +65,28 @@ class Loaded:
 def load(paths: Iterable[str | os.PathLike[str]], loaded: Loaded | None = None) -> Loaded:
     """Read every file (directories: their YAML/JSON files) into `loaded`; problems are collected, not raised."""
     loaded = loaded if loaded is not None else Loaded()
-    for path in _files(paths, loaded):
+    for given in paths:
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            loaded.problems.append(f"{path}: cannot read: {err}")
+            files = manifest_files([given])
+        except FileNotFoundError as err:
+            loaded.problems.append(str(err))
             continue
-        for document in decode_documents(text, str(path)):
-            where = f"{path}: document {document.index}"
-            if document.error:
-                loaded.problems.append(document.error)
-            elif document.value is not None:
-                _add(document.value, where, fe.Path(), loaded)
+        for path in files:
+            _load_file(path, loaded)
     return loaded
 
 
-def _files(paths: Iterable[str | os.PathLike[str]], loaded: Loaded) -> list[Path]:
-    found: list[Path] = []
-    for path in paths:
-        try:
-            found += manifest_files([path])
-        except FileNotFoundError as err:
-            loaded.problems.append(str(err))
-    return found
+def _load_file(path: Path, loaded: Loaded) -> None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        loaded.problems.append(f"{path}: cannot read: {err}")
+        return
+    for document in decode_documents(text, str(path)):
+        if document.error:
+            loaded.problems.append(document.error)
+        elif document.value is not None:
+            _add(document.value, f"{path}: document {document.index}", fe.Path(), loaded)
 
 
 def _add(value: Any, where: str, path: fe.Path, loaded: Loaded) -> None:

@@ -101,7 +101,7 @@ def test_audit_annotations(tmp_path: Path) -> None:
 def test_variables_foo(tmp_path: Path) -> None:
     foo = policy(
         variables=[{"name": "foo",
-                    "expression": "'foo' in object.spec.metadata.labels ? object.spec.metadata.labels['foo'] : 'default'"}],
+                    "expression": "'foo' in object.spec.metadata.labels ? object.spec.metadata.labels['foo'] : 'default'"}],  # noqa: E501
         validations=[{"expression": "variables.foo == 'bar'"}],
     )  # fmt: skip
     obj = deployment(1)
@@ -122,8 +122,8 @@ IMAGE_POLICY = policy(
         {"name": "containersToCheck", "expression": "variables.containers.filter(c, c.image.contains('example.com/'))"},
     ],
     validations=[{
-        "expression": "variables.exempt || variables.containersToCheck.all(c, c.image.startsWith(variables.environment + '.'))",
-        "messageExpression": "'only ' + variables.environment + ' images are allowed in namespace ' + namespaceObject.metadata.name",
+        "expression": "variables.exempt || variables.containersToCheck.all(c, c.image.startsWith(variables.environment + '.'))",  # noqa: E501
+        "messageExpression": "'only ' + variables.environment + ' images are allowed in namespace ' + namespaceObject.metadata.name",  # noqa: E501
     }],
 )  # fmt: skip
 

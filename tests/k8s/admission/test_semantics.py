@@ -169,7 +169,7 @@ CONDITION_CASES = [
                  DENIED + "expression 'object.nope == 1' resulted in error: no such key: nope", id="error"),
     pytest.param([("a", "object.nope == 1"), ("b", "object.nope2 == 1")], "Fail",
                  DENIED + "[expression 'object.nope == 1' resulted in error: no such key: nope, "
-                          "expression 'object.nope2 == 1' resulted in error: no such key: nope2]", id="errors-aggregate"),
+                          "expression 'object.nope2 == 1' resulted in error: no such key: nope2]", id="errors-aggregate"),  # noqa: E501
     pytest.param([("a", "object.nope == 1"), ("b", "false")], "Fail", "", id="false-wins-over-error"),
     pytest.param([("a", "object.nope == 1")], "Ignore", "", id="error-ignored"),
     pytest.param([("a", "namespaceObject == null")], "Fail", DENIED + "failed expression: false",
@@ -207,7 +207,7 @@ def test_audit_annotations_from_several_params_are_joined(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(("failure_policy", "message"), [
-    ("Fail", DENIED + "expression 'string(object.nope)' resulted in error: no such key: nope"), ("Ignore", "")])  # fmt: skip
+    ("Fail", DENIED + "expression 'string(object.nope)' resulted in error: no such key: nope"), ("Ignore", "")])  # fmt: skip  # noqa: E501
 def test_audit_annotation_errors(tmp_path: Path, failure_policy: str, message: str) -> None:
     annotated = policy(
         failurePolicy=failure_policy, auditAnnotations=[{"key": "k", "valueExpression": "string(object.nope)"}]
@@ -252,7 +252,7 @@ def config_map(name: str, ns: str = "default", **labels: str) -> dict[str, Any]:
 PARAM_CASES = [
     pytest.param({"name": "5", "parameterNotFoundAction": "Deny"}, deployment(3), "", id="by-name"),
     pytest.param({"name": "2", "parameterNotFoundAction": "Deny"}, deployment(3), DENIED + "max 2", id="by-name-deny"),
-    pytest.param({"name": "9", "parameterNotFoundAction": "Deny"}, deployment(3), DENIED + "failed to configure binding:"
+    pytest.param({"name": "9", "parameterNotFoundAction": "Deny"}, deployment(3), DENIED + "failed to configure binding:"  # noqa: E501
                  " no params found for policy binding with `Deny` parameterNotFoundAction", id="missing-deny"),
     pytest.param({"name": "9", "parameterNotFoundAction": "Allow"}, deployment(3), "", id="missing-allow"),
     pytest.param({"name": "2", "namespace": "other", "parameterNotFoundAction": "Deny"}, deployment(3),
@@ -348,7 +348,7 @@ subjects: [{kind: User, name: alice}]
 @pytest.mark.parametrize(("user", "allowed"), [("alice", True), ("bob", False)])
 def test_authorizer(tmp_path: Path, user: str, allowed: bool) -> None:
     validations = one("authorizer.requestResource.check('update').allowed() && "
-                      "authorizer.group('apps').resource('deployments').namespace('x').check('update').allowed()")  # fmt: skip
+                      "authorizer.group('apps').resource('deployments').namespace('x').check('update').allowed()")  # fmt: skip  # noqa: E501
     loaded = policies(tmp_path, policy(validations=validations), binding())
     decision = loaded.admit(request_from_objects(deployment(), user=user), authorizer=RBACAuthorizer.from_yaml(RBAC))
     assert decision.allowed is allowed
