@@ -10,26 +10,29 @@ else counts as an error.
 Cases:
 
 * the reference: the same reviews through `PolicySet.admit` in this process, in one thread (no HTTP, no JSON);
-* the server at 1, 16 and 64 concurrent keep-alive connections (httpx.AsyncClient, HTTP/1.1), each bounded by
-  a request count and a time limit: throughput, p50/p99 latency, errors;
+* the server at 1, 16 and 64 concurrent keep-alive HTTP/1.1 connections, each bounded by a request count and a
+  time limit: throughput, p50/p99 latency, CPU time per request of server and client, errors. The default load
+  generator writes requests on asyncio TLS streams (`--client raw`); `--client httpx` uses httpx.AsyncClient,
+  which costs several times the server's CPU per request and so, on a 2-core machine, measures mostly itself;
 * memory: 100,000 requests at 16 connections, the server's RSS (from /proc) after warm-up, halfway and at the end.
 
 The load generator shares the machine with the server, so throughput figures are a lower bound for the server.
 The ratio to the in-process reference shows what HTTP, TLS, JSON and the thread pool add.
 
 Run: PYTHONPATH=. .venv/bin/python bench/webhook_load.py [--requests 5000] [--seconds 20] [--memory-requests 100000]
+     [--client raw|httpx] [--workers N] [--threads N]     (about 2 minutes with the defaults on 2 cores)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
 import socket
 import ssl
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -64,6 +67,8 @@ class Result:
     errors: int = 0
     first_error: str = ""
     elapsed: float = 0.0
+    server_cpu: float = 0.0  # seconds of server CPU time during the run
+    client_cpu: float = 0.0  # and of this process (the load generator)
 
 
 def reviews() -> list[Template]:
@@ -136,51 +141,136 @@ def reference(templates: list[Template], seconds: float) -> float:
     return count / (time.perf_counter() - started)
 
 
+class HttpxSender:
+    """httpx.AsyncClient over HTTP/1.1 keep-alive: a common, well-kept client, but costly per request."""
+
+    def __init__(self, url: str, verify: ssl.SSLContext, connections: int) -> None:
+        limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+        self.client = httpx.AsyncClient(base_url=url, verify=verify, limits=limits, timeout=30, http1=True)
+
+    async def open(self) -> None:
+        pass
+
+    async def post(self, body: bytes) -> tuple[int, bytes]:
+        answer = await self.client.post("/validate?timeout=10s", content=body, headers=HEADERS)
+        return answer.status_code, answer.content
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+class RawSender:
+    """One TLS connection speaking minimal HTTP/1.1 over asyncio streams: so the client costs little next to the
+    server. It relies on the server sending Content-Length, which kcel serve always does."""
+
+    def __init__(self, url: str, verify: ssl.SSLContext, connections: int) -> None:
+        self.port = int(url.rsplit(":", 1)[1])
+        self.verify = verify
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port, ssl=self.verify)
+
+    async def post(self, body: bytes) -> tuple[int, bytes]:
+        assert self.reader is not None and self.writer is not None
+        head = (
+            f"POST /validate?timeout=10s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        self.writer.write(head.encode() + body)
+        header = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(header[9:12])
+        length = 0
+        for line in header.split(b"\r\n"):
+            if line[:15].lower() == b"content-length:":
+                length = int(line[15:])
+        return status, await self.reader.readexactly(length)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(Exception):
+                await self.writer.wait_closed()
+
+
+SENDERS = {"httpx": HttpxSender, "raw": RawSender}
+HEADERS = {"content-type": "application/json"}
+
+
 async def drive(
-    url: str, verify: ssl.SSLContext, templates: list[Template], connections: int, requests: int, seconds: float
+    url: str,
+    verify: ssl.SSLContext,
+    templates: list[Template],
+    connections: int,
+    requests: int,
+    seconds: float,
+    pid: int,
+    client: str = "httpx",
 ) -> Result:
-    """`connections` workers on as many keep-alive connections, until `requests` are done or `seconds` pass."""
+    """`connections` workers on as many keep-alive connections, until `requests` are done or `seconds` pass.
+
+    Every worker first sends one untimed request (opening its connection: TLS handshakes are not what is
+    measured), then all start together.
+    """
     result = Result()
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     remaining = [requests]
-    stop_at = time.perf_counter() + seconds
-    headers = {"content-type": "application/json"}
-    async with httpx.AsyncClient(base_url=url, verify=verify, limits=limits, timeout=30, http1=True) as client:
+    shared = SENDERS[client](url, verify, connections) if client == "httpx" else None
+    senders = [shared or SENDERS[client](url, verify, connections) for _ in range(connections)]
+    ready = asyncio.Barrier(connections + 1)
+    stop_at = [float("inf")]  # set when all workers are ready
 
-        async def worker(offset: int) -> None:
-            index = offset
-            while remaining[0] > 0 and time.perf_counter() < stop_at:
-                remaining[0] -= 1
-                template = templates[index % len(templates)]
-                index += 1
-                uid = str(uuid.uuid4())
-                body = template.body.replace(UID.encode(), uid.encode(), 1)
-                started = time.perf_counter()
-                try:
-                    answer = await client.post("/validate?timeout=10s", content=body, headers=headers)
-                    problem = check(answer, uid, template)
-                except httpx.HTTPError as exc:
-                    problem = f"{type(exc).__name__}: {exc}"
-                result.latencies.append(time.perf_counter() - started)
-                if problem:
-                    result.errors += 1
-                    result.first_error = result.first_error or problem
+    async def worker(offset: int, sender: HttpxSender | RawSender) -> None:
+        await sender.open()
+        await sender.post(templates[0].body)
+        await ready.wait()
+        index = offset
+        while remaining[0] > 0 and time.perf_counter() < stop_at[0]:
+            remaining[0] -= 1
+            template = templates[index % len(templates)]
+            index += 1
+            uid = str(uuid.uuid4())
+            body = template.body.replace(UID.encode(), uid.encode(), 1)
+            started = time.perf_counter()
+            try:
+                status, content = await sender.post(body)
+                problem = check(status, content, uid, template)
+            except (httpx.HTTPError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            result.latencies.append(time.perf_counter() - started)
+            if problem:
+                result.errors += 1
+                result.first_error = result.first_error or problem
 
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(i) for i in range(connections)))
-        result.elapsed = time.perf_counter() - started
+    tasks = [asyncio.create_task(worker(i, sender)) for i, sender in enumerate(senders)]
+    await ready.wait()
+    pids = server_pids(pid)
+    server_cpu, client_cpu, started = sum(map(cpu_seconds, pids)), time.process_time(), time.perf_counter()
+    stop_at[0] = started + seconds
+    await asyncio.gather(*tasks)
+    result.elapsed = time.perf_counter() - started
+    result.server_cpu = sum(map(cpu_seconds, pids)) - server_cpu
+    result.client_cpu = time.process_time() - client_cpu
+    for sender in {id(s): s for s in senders}.values():
+        await sender.close()
     return result
 
 
-def check(answer: httpx.Response, uid: str, template: Template) -> str:
-    if answer.status_code != 200:
-        return f"HTTP {answer.status_code}: {answer.text[:200]}"
-    response = answer.json()["response"]
+def check(status: int, content: bytes, uid: str, template: Template) -> str:
+    if status != 200:
+        return f"HTTP {status}: {content[:200]!r}"
+    response = json.loads(content)["response"]
     if response["uid"] != uid:
         return f"uid {response['uid']} != {uid}"
     if response["allowed"] != template.allowed:
         return f"{template.name}: allowed={response['allowed']} {response.get('status')}"
     return ""
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (/proc/PID/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kib(pid: int) -> int:
@@ -196,7 +286,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(directory: Path, threads: int) -> tuple[subprocess.Popen[bytes], str, ssl.SSLContext]:
+def start_server(directory: Path, threads: int, workers: int) -> tuple[subprocess.Popen[bytes], str, ssl.SSLContext]:
     ca = trustme.CA()
     leaf = ca.issue_cert("127.0.0.1")
     (directory / "tls.crt").write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
@@ -205,7 +295,7 @@ def start_server(directory: Path, threads: int) -> tuple[subprocess.Popen[bytes]
     command = [
         sys.executable, "-m", "kcel.webhook", "--policies", str(POLICIES), "--resources", str(RESOURCES),
         "--cert", str(directory / "tls.crt"), "--key", str(directory / "tls.key"), "--host", "127.0.0.1",
-        "--port", str(port), "--threads", str(threads),
+        "--port", str(port), "--threads", str(threads), "--workers", str(workers),
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     verify = ssl.create_default_context()
@@ -225,35 +315,53 @@ def start_server(directory: Path, threads: int) -> tuple[subprocess.Popen[bytes]
     raise RuntimeError("server not ready after 20 s")
 
 
+def server_pids(pid: int) -> list[int]:
+    """The server and its workers (children), whose CPU time and memory count."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    return [pid, *(int(child) for child in children.read_text().split())] if children.exists() else [pid]
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+HEADER = (
+    f"{'case':<18} {'reqs':>7}  {'throughput':>10}  {'ratio':>6}  {'p50':>9}  {'p99':>9}  "
+    f"{'server CPU/req':>14}  {'client CPU/req':>14}  {'errors':>6}"
+)
+
+
 def report(label: str, result: Result, reference_rate: float) -> str:
-    rate = len(result.latencies) / result.elapsed
+    count = len(result.latencies)
+    rate = count / result.elapsed
     p50, p99 = percentile(result.latencies, 0.50) * 1000, percentile(result.latencies, 0.99) * 1000
+    server, client = result.server_cpu / count * 1e6, result.client_cpu / count * 1e6
     return (
-        f"{label:<16} {len(result.latencies):>7}  {rate:>8.0f}/s  {rate / reference_rate:>6.2f}x"
-        f"  {p50:>8.2f} ms  {p99:>8.2f} ms  {result.errors:>6}"
+        f"{label:<18} {count:>7}  {rate:>8.0f}/s  {rate / reference_rate:>5.2f}x  {p50:>6.2f} ms  {p99:>6.2f} ms  "
+        f"{server:>11.0f} us  {client:>11.0f} us  {result.errors:>6}"
         + (f"  first error: {result.first_error}" if result.errors else "")
     )
 
 
-async def memory_run(url: str, verify: ssl.SSLContext, templates: list[Template], pid: int, total: int) -> Result:
+async def memory_run(
+    url: str, verify: ssl.SSLContext, templates: list[Template], pid: int, total: int, client: str
+) -> Result:
     """`total` requests at 16 connections in two halves, RSS printed after warm-up, at the middle and at the end."""
-    await drive(url, verify, templates, 16, 2000, 60)  # warm-up: caches, pools and allocator arenas settle
-    start = rss_kib(pid)
-    first = await drive(url, verify, templates, 16, total // 2, 600)
-    middle = rss_kib(pid)
-    second = await drive(url, verify, templates, 16, total - total // 2, 600)
-    end = rss_kib(pid)
-    mib = {name: f"{kib / 1024:.1f} MiB" for name, kib in (("start", start), ("middle", middle), ("end", end))}
-    print(f"server RSS over {total:,} requests at 16 connections: start {mib['start']}, middle {mib['middle']}, "
-          f"end {mib['end']} (end - middle {(end - middle) / 1024:+.1f} MiB)")  # fmt: skip
+    await drive(url, verify, templates, 16, 2000, 60, pid, client)  # warm-up: caches, pools and arenas settle
+    rss = [sum(rss_kib(p) for p in server_pids(pid))]
+    halves = []
+    for count in (total // 2, total - total // 2):
+        halves.append(await drive(url, verify, templates, 16, count, 900, pid, client))
+        rss.append(sum(rss_kib(p) for p in server_pids(pid)))
+    start, middle, end = (f"{kib / 1024:.1f} MiB" for kib in rss)
+    print(f"server RSS over {total:,} requests at 16 connections: start {start}, middle {middle}, end {end}")
+    first, second = halves
     combined = Result(first.latencies + second.latencies, first.errors + second.errors)
     combined.first_error = first.first_error or second.first_error
     combined.elapsed = first.elapsed + second.elapsed
+    combined.server_cpu = first.server_cpu + second.server_cpu
+    combined.client_cpu = first.client_cpu + second.client_cpu
     return combined
 
 
@@ -264,31 +372,35 @@ def main() -> None:
     parser.add_argument("--concurrency", default="1,16,64", help="connection counts (default 1,16,64)")
     parser.add_argument("--memory-requests", type=int, default=100_000, help="0 skips the memory run")
     parser.add_argument("--threads", type=int, default=4, help="the server's --threads (default 4)")
+    parser.add_argument("--workers", type=int, default=1, help="the server's --workers (default 1)")
+    parser.add_argument(
+        "--client", choices=sorted(SENDERS), default="raw",
+        help="load generator: raw (asyncio streams, default) or httpx (AsyncClient; on a small machine it measures "
+        "itself: 1-3.5 ms of CPU per request against the server's 0.3-0.6 ms)",
+    )  # fmt: skip
     args = parser.parse_args()
     templates = reviews()
-    print(
-        f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, {platform.platform()}"
-    )
+    machine = f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs"
+    print(f"{machine}, {platform.platform()}; server --workers {args.workers} --threads {args.threads}; "
+          f"client {args.client}")  # fmt: skip
     rate = reference(templates, seconds=3)
     print(f"reference: PolicySet.admit in-process, 1 thread: {rate:.0f} reviews/s")
     with tempfile.TemporaryDirectory() as directory:
-        process, url, verify = start_server(Path(directory), args.threads)
+        process, url, verify = start_server(Path(directory), args.threads, args.workers)
+        pid = process.pid
         try:
-            print(
-                f"{'case':<16} {'reqs':>7}  {'throughput':>10}  {'ratio':>7}  {'p50':>11}  {'p99':>11}  {'errors':>6}"
-            )
+            print(HEADER)
             for connections in (int(c) for c in args.concurrency.split(",")):
-                result = asyncio.run(drive(url, verify, templates, connections, args.requests, args.seconds))
-                print(report(f"{connections} connection(s)", result, rate), flush=True)
+                run = drive(url, verify, templates, connections, args.requests, args.seconds, pid, args.client)
+                print(report(f"{connections} connection(s)", asyncio.run(run), rate), flush=True)
             if args.memory_requests:
-                result = asyncio.run(memory_run(url, verify, templates, process.pid, args.memory_requests))
-                print(report("memory run", result, rate))
-            print("(ratio = server throughput / in-process PolicySet.admit throughput; latency seen by the client)")
+                run = memory_run(url, verify, templates, pid, args.memory_requests, args.client)
+                print(report("memory run", asyncio.run(run), rate))
+            print("(ratio = server throughput / in-process PolicySet.admit throughput; latency as the client sees it;")
+            print(" CPU per request: the server's processes and the load generator, both on this machine)")
         finally:
             process.terminate()
             process.wait(15)
-    print(f"p50/p99 over all requests of a row; statistics.fmean latency of the last row: "
-          f"{statistics.fmean(result.latencies) * 1000:.2f} ms")  # fmt: skip
 
 
 if __name__ == "__main__":
