@@ -136,6 +136,18 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid objects")
     validate.add_argument("--output", "-o", choices=("text", "json"), default="text")
 
+    from kcel.k8s.admission import command as admit_command
+    from kcel.webhook import command as serve_command
+
+    admit_command.configure(_command(
+        commands, "admit", "decide as the API server's ValidatingAdmissionPolicies would, offline", ""
+    ))  # fmt: skip
+    serve_command.configure(_command(
+        commands, "serve", "run a validating admission webhook that enforces ValidatingAdmissionPolicies",
+        "examples:\n  kcel serve --policies examples/admission/policies --cert tls.crt --key tls.key\n"
+        "  kcel serve --policies policies/ --insecure-http --port 8080   # local testing only\n",
+    ))  # fmt: skip
+
     repl = _command(commands, "repl", "author policy expressions interactively (types, costs, explanations)",
                     "examples:\n  kcel repl\n  kcel repl --k8s-version 1.34\n\nType %help inside.\n")  # fmt: skip
     repl.add_argument("--k8s-version", metavar="1.N", help="the API server's CEL environment at that version")
@@ -170,6 +182,14 @@ def main(argv: list[str] | None = None) -> int:
             return _check(args)
         if args.command == "validate":
             return _validate(args)
+        if args.command == "admit":
+            from kcel.k8s.admission import command as admit_command
+
+            return admit_command.run(args)
+        if args.command == "serve":
+            from kcel.webhook import command as serve_command
+
+            return serve_command.run(args)
         if args.command == "repl":
             from kcel.repl import run
 
