@@ -28,7 +28,7 @@ from kcel.k8s.environment import DEFAULT_COMPATIBILITY
 class PolicySet:
     """Policies and bindings compiled once; `admit` is thread-safe and may be called concurrently.
 
-    >>> policies = PolicySet.load(["examples/admission/replica-limit"])
+    >>> policies = PolicySet.load(["examples/admission/policies"], resources=["examples/admission/params"])
     >>> policies.problems
     []
     """
