@@ -184,7 +184,7 @@ class Session:
             values |= _schema_values(state.schema)
         if state.admission is not None:
             variables |= ADMISSION_VARIABLES
-            values |= state.admission
+            values |= {k: v for k, v in state.admission.items() if v is not None or k != "request"}
         base = self._base_env()
         library = Library("repl", overloads=tuple(self._overloads(base, variables, values)))
         env = Env(variables, container=state.container, libraries=[*base.libraries, library],
@@ -268,7 +268,10 @@ def _may_receive(parameter: CelType, receiver: CelType) -> bool:
 # -- commands ------------------------------------------------------------------------------------
 
 RUNTIME_COST_LIMIT = 1_000_000  # the API server's per-expression runtime limit
-_VALUE_COMMANDS = {"self": "%object", "oldSelf": "%old", "object": "%object", "oldObject": "%old", "params": "%params"}
+_VALUE_COMMANDS = {
+    "self": "%object", "oldSelf": "%old", "object": "%object", "oldObject": "%old", "params": "%params",
+    "request": "%object",
+}  # fmt: skip
 
 ADMISSION_VARIABLES: dict[str, str | CelType] = {
     "object": DYN, "oldObject": DYN, "request": DYN, "params": DYN, "namespaceObject": DYN,
@@ -545,21 +548,20 @@ def _admission(session: Session, rest: str) -> str:
     return "admission mode: object, oldObject, request, params, namespaceObject (set them with %object, %old, %params)"
 
 
-def _request(admission: Mapping[str, Any]) -> dict[str, Any]:
-    """The AdmissionRequest the API server would send for creating `object` (updating, when oldObject is set)."""
+def _request(admission: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The AdmissionRequest the API server would send: a create of `object`, an update when oldObject is set too,
+    a delete when only oldObject is; the request variable holds it without the objects themselves."""
+    from kcel.k8s.admission import RequestError, request_from_objects
+
     obj, old = admission.get("object"), admission.get("oldObject")
-    source = obj if isinstance(obj, Mapping) else old if isinstance(old, Mapping) else {}
-    group, _, version = str(source.get("apiVersion", "")).rpartition("/")
-    kind = str(source.get("kind", ""))
-    metadata = source.get("metadata")
-    metadata = metadata if isinstance(metadata, Mapping) else {}
-    operation = "CREATE" if old is None else "UPDATE" if obj is not None else "DELETE"
-    return {
-        "kind": {"group": group, "version": version, "kind": kind},
-        "resource": {"group": group, "version": version, "resource": kind.lower() + "s" if kind else ""},
-        "name": metadata.get("name", ""), "namespace": metadata.get("namespace", ""), "operation": operation,
-        "userInfo": {"username": "kcel-repl", "groups": ["system:authenticated"]}, "dryRun": False,
-    }  # fmt: skip
+    if obj is None and old is None:
+        return None
+    try:
+        request = request_from_objects(obj, old, operation="DELETE" if obj is None else None, user="kcel-repl",
+                                       groups=("system:authenticated",))  # fmt: skip
+    except RequestError as err:
+        raise CommandError(str(err)) from None
+    return {k: v for k, v in request.items() if k not in ("object", "oldObject")}
 
 
 def _rules(session: Session, rest: str) -> str:

@@ -98,9 +98,11 @@ def test_admission_mode_binds_the_admission_variables() -> None:
     session = Session()
     assert session.handle("%admission").startswith("admission mode")
     assert session.handle("oldObject == null").startswith("true : bool")
+    assert session.handle("request.operation") == "error: no value for request (request: %object …)"
     assert session.handle("%object examples/deployment.yaml") == "object set from examples/deployment.yaml"
     assert session.handle("request.operation").startswith('"CREATE" : string')
     assert session.handle("object.spec.replicas").startswith("3 : int")
+    assert session.handle("request.resource.resource").startswith('"deployments" : string')
 
 
 def test_bad_input_never_ends_the_session() -> None:
