@@ -117,10 +117,9 @@ class Webhook:
             await asyncio.sleep(self.settings.poll_interval)
 
     def _record_policies(self, outcome: Outcome) -> None:
-        if outcome is Outcome.UNCHANGED:
-            return
-        self.metrics.policy_reloads.labels(outcome.value).inc()
-        served = self.store.served
+        if outcome is not Outcome.UNCHANGED:
+            self.metrics.policy_reloads.labels(outcome.value).inc()
+        served = self.store.served  # also when unchanged: a forked worker starts with its parent's set
         if served is not None:
             self.metrics.policy_generation.set(served.generation)
             self.metrics.policy_problems.set(len(served.problems))

@@ -115,10 +115,19 @@ def serve(
     k8s_version: str | None,
     workers: int = 1,
 ) -> int:
-    """Run until SIGTERM/SIGINT; the exit status uvicorn gives (1 if the port cannot be bound)."""
+    """Run until SIGTERM/SIGINT; 1 if the port cannot be bound.
+
+    After a graceful shutdown uvicorn raises the signal again, so the process ends as killed by it (status
+    143 for SIGTERM), as a container runtime expects.
+    """
+
+    store = PolicyStore(policies, resources, k8s_version=k8s_version)
+    if workers > 1:
+        # Compile once before forking: every worker starts with the set (shared copy-on-write) and is ready at
+        # once. Loading in each worker instead let one answer "no policies loaded yet" while another said ready.
+        store.poll()
 
     def make_config() -> Config:
-        store = PolicyStore(policies, resources, k8s_version=k8s_version)
         return serve_config(Webhook(store, settings, tls=tls), host, port, tls)
 
     try:

@@ -292,3 +292,34 @@ def test_a_broken_policy_file_is_logged_and_the_last_good_set_keeps_serving(serv
     with server.client() as client:
         assert client.get("/readyz").text == before
     assert post(server, admission(POD, "pods", pod(privileged=True)))["allowed"] is False
+
+
+def test_two_workers_over_plain_http_share_the_port_and_the_metrics(tmp_path: Path) -> None:
+    port = free_port()
+    command = [
+        sys.executable, "-m", "kcel.webhook", "--policies", str(HERE / "policies"),
+        "--resources", str(HERE / "resources"), "--insecure-http", "--host", "127.0.0.1", "--port", str(port),
+        "--workers", "2", "--log-level", "warning",
+    ]  # fmt: skip
+    log = tmp_path / "server.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+            for _ in range(300):
+                try:
+                    if client.get("/readyz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.05)
+            for _ in range(20):  # new connections, so both workers answer some
+                review = admission(POD, "pods", pod(privileged=True))
+                with httpx.Client(base_url=f"http://127.0.0.1:{port}") as fresh:
+                    response = fresh.post("/validate", json=review).json()["response"]
+                assert response["uid"] == review["request"]["uid"] and response["allowed"] is False
+            metrics = client.get("/metrics").text
+        assert 'kcel_webhook_decisions_total{decision="denied"} 20.0' in metrics
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert process.returncode in (0, -15), log.read_text()
