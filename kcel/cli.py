@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kcel.env import Env
 from kcel.errors import CelError, CompileError
-from kcel.eval.display import cel_text, type_text
+from kcel.eval.display import cel_text, result_type
 from kcel.parser import parse
 from kcel.parser.unparser import dump, unparse
 from kcel.values import Optional, TypeValue
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Run 'kcel COMMAND --help' for a command's options and more examples.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     evaluate = _command(commands, "eval", "evaluate an expression", EVAL_EXAMPLES)
@@ -162,7 +162,8 @@ def _command(commands: Any, name: str, summary: str, epilog: str) -> argparse.Ar
     )  # fmt: skip
 
 
-def _version() -> str:
+def package_version() -> str:
+    """kcel's installed version (`kcel --version`, the REPL's banner)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -228,7 +229,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         if args.explain:
             print(program.explain(variables).text())
         raise
-    type_name = _result_type(program, value)
+    type_name = result_type(program.output_type, value)
     if args.output == "json":
         record = {"value": _jsonable(value), "type": type_name, "cost": cost}
         if args.explain:
@@ -248,12 +249,6 @@ def _declaration(text: str) -> tuple[str, str]:
     if not sep or not name.strip() or not type_text.strip():
         raise _UsageError(f"--decl takes NAME:TYPE (e.g. 'self:list(string)'), got {text!r}")
     return name.strip(), type_text.strip()
-
-
-def _result_type(program: Any, value: Any) -> str:
-    """The checker's type for the result, or the value's own type when the checker could only say dyn."""
-    static = str(program.output_type)
-    return type_text(value) if static == "dyn" else static
 
 
 class _Style:

@@ -20,7 +20,7 @@ from typing import Any
 from kcel.checker.types import DYN, CelType, parse_type
 from kcel.env import Env
 from kcel.errors import CelError, CompileError, EvalError
-from kcel.eval.display import cel_text, type_text
+from kcel.eval.display import cel_text, result_type
 from kcel.eval.program import Program
 from kcel.libs import Library, Overload
 from kcel.parser import parse
@@ -129,7 +129,7 @@ class Session:
         activation = self.activation()
         self.require_values(program, activation)
         value, cost = program.evaluate_with_cost(activation, cost_limit=RUNTIME_COST_LIMIT)
-        lines = [f"{cel_text(value)} : {_result_type(program, value)}"]
+        lines = [f"{cel_text(value)} : {result_type(program.output_type, value)}"]
         if self.state.schema is not None or self.state.admission is not None:
             lines.append(self.cost_line(program, cost))
         return "\n".join(lines)
@@ -141,7 +141,7 @@ class Session:
             raise CommandError(f"no value for {', '.join(missing)} ({how})")
 
     def cost_line(self, program: Program, cost: int) -> str:
-        from kcel.k8s.cost import STATIC_ESTIMATED_COST_LIMIT, SchemaSizes, max_cardinality
+        from kcel.k8s.cost import STATIC_ESTIMATED_COST_LIMIT, SchemaSizes, max_cardinality, times_cardinality
 
         schema = self.state.schema
         text = f"cost: {cost:,} (runtime limit {RUNTIME_COST_LIMIT:,})"
@@ -153,7 +153,7 @@ class Session:
             return text
         bounded = schema.cardinality is not None
         runs = schema.cardinality if schema.cardinality is not None else max_cardinality(schema.decl.min_size)
-        total = estimate.max * runs
+        total = times_cardinality(estimate.max, runs)
         share = 100 * total / STATIC_ESTIMATED_COST_LIMIT
         verdict = "" if total <= STATIC_ESTIMATED_COST_LIMIT else "; the API server would reject this rule"
         return (f"{text} x {runs:,}{'' if bounded else ' (unbounded)'} runs = {total:,} "
@@ -449,7 +449,7 @@ def _load(session: Session, rest: str) -> str:
 
 
 def _schema_context(crd: Any, version: str, path: tuple[str, ...]) -> SchemaContext:
-    from kcel.k8s.cost import max_elements
+    from kcel.k8s.cost import child_cardinality, max_elements
     from kcel.k8s.decltypes import schema_decl_type
 
     schema = crd.schema_of(crd.version(version))
@@ -464,16 +464,14 @@ def _schema_context(crd: Any, version: str, path: tuple[str, ...]) -> SchemaCont
         if schema.properties is not None and name in schema.properties:
             schema = schema.properties[name]
         elif isinstance(schema.additional_properties, type(schema)):
-            bound = max_elements(schema)
-            cardinality = cardinality * bound if cardinality is not None and bound is not None else None
+            cardinality = child_cardinality(cardinality, max_elements(schema))
             schema = schema.additional_properties
         else:
             raise CommandError(f"--path: the schema has no field {name!r} there")
         for _ in range(indexes.count("[")):
             if schema.items is None:
                 raise CommandError(f"--path: {name} is not a list")
-            bound = max_elements(schema)
-            cardinality = cardinality * bound if cardinality is not None and bound is not None else None
+            cardinality = child_cardinality(cardinality, max_elements(schema))
             schema = schema.items
     decl = schema_decl_type(schema, is_resource_root=not path)
     if decl is None:
@@ -618,11 +616,6 @@ def _undefined(name: str) -> Callable[..., Any]:
     return call
 
 
-def _result_type(program: Program, value: Any) -> str:
-    static = str(program.output_type)
-    return type_text(value) if static == "dyn" else static
-
-
 COMMANDS: dict[str, _Command] = {
     "let": _Command(_let, "%let NAME [: TYPE] = EXPR", "define a variable (or NAME(x: T): T -> EXPR, a function)"),
     "declare": _Command(_declare, "%declare NAME: TYPE", "declare a variable's type (or a function's signature)"),
@@ -668,7 +661,10 @@ def run(k8s_version: str | None = None, history: str | None = None) -> int:
         prompt_continuation=lambda width, line, wrap: CONTINUATION,
         style=_style(),
     )
-    print(f"kcel {_version()} — CEL as the Kubernetes API server runs it. %help lists the commands; Ctrl-D exits.")
+    from kcel.cli import package_version
+
+    print(f"kcel {package_version()} — CEL as the Kubernetes API server runs it.", end=" ")
+    print("%help lists the commands; Ctrl-D exits.")
     while True:
         try:
             line = prompt.prompt(PROMPT)
@@ -731,15 +727,6 @@ def _print(output: str) -> None:
     if sys.stdout.isatty() and "NO_COLOR" not in os.environ and (output.startswith(("error:", "ERROR:"))):
         output = f"\033[31m{output}\033[0m"
     print(output, flush=True)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("kcel")
-    except PackageNotFoundError:
-        return ""
 
 
 def _completer(session: Session) -> Any:

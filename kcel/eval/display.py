@@ -30,6 +30,11 @@ def type_text(value: Any) -> str:
     return type_name(value)
 
 
+def result_type(static: object, value: Any) -> str:
+    """The checker's type for a result, or the value's own type when the checker could only say dyn."""
+    return type_text(value) if str(static) == "dyn" else str(static)
+
+
 def _text(value: Any) -> str:
     if isinstance(value, CelError):
         return f"error: {value}"

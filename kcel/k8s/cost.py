@@ -77,6 +77,13 @@ def max_elements(schema: Schema) -> int | None:
     return 1
 
 
+def child_cardinality(cardinality: int | None, bound: int | None) -> int | None:
+    """How often a rule can run below a list or map of at most `bound` elements (saturating; None: unbounded)."""
+    if cardinality is None or bound is None:
+        return None
+    return min(cardinality * bound, UINT64_MAX)
+
+
 def times_cardinality(cost: int, cardinality: int) -> int:
     """Upstream `multiplyWithOverflowGuard`: saturating, and a free rule stays free."""
     return 0 if cost == 0 else min(cost * cardinality, UINT64_MAX)

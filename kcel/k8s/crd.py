@@ -23,6 +23,7 @@ from kcel.k8s.cost import (
     ExpressionCost,
     Multiplier,
     TotalCost,
+    child_cardinality,
     cost_error_message,
     max_elements,
     times_cardinality,
@@ -35,7 +36,6 @@ from kcel.k8s.fieldpath import FieldPathError, valid_field_path
 from kcel.k8s.openapi import OpenAPIValidator
 from kcel.k8s.schema import Schema, SchemaError, ValidationRule
 from kcel.k8s.validation import CompiledRule, RuleEnvironments, Validator, compile_rules
-from kcel.libs import UINT64_MAX
 
 API_GROUP = "apiextensions.k8s.io"
 SUPPORTED_REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
@@ -483,10 +483,7 @@ class _CelContext:
 
 
 def _child_cardinality(parent: _CelContext) -> int | None:
-    bound = max_elements(parent.schema)
-    if parent.cardinality is None or bound is None:
-        return None
-    return min(parent.cardinality * bound, UINT64_MAX)
+    return child_cardinality(parent.cardinality, max_elements(parent.schema))
 
 
 def _property_access(name: str) -> Callable[[_TypeInfo], _TypeInfo | None]:
