@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kcel.checker.checker import Checked
-from kcel.checker.types import DYN, CelType
-from kcel.libs import (
+from kcel.checker.decls import (
     FREE,
     NOT_LITERAL,
     UINT64_MAX,
@@ -26,6 +25,7 @@ from kcel.libs import (
     Overload,
     SizeEstimate,
 )
+from kcel.checker.types import DYN, CelType
 from kcel.parser.ast import (
     Call,
     Comprehension,

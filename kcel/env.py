@@ -8,10 +8,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 
 from kcel.checker.checker import check as check_types
+from kcel.checker.decls import Library, Overload
 from kcel.checker.types import DURATION, DYN, TIMESTAMP, CelType, list_of, map_of, opaque, optional_of, parse_type
 from kcel.cost import CostEstimate, SizeEstimator, estimate
 from kcel.eval.program import Program
-from kcel.libs import Library, Overload
 from kcel.parser import parse
 from kcel.parser.macros import BINDINGS, BLOCK, LISTS, STANDARD, TWO_VAR, Macro
 from kcel.values import TypeValue

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from kcel.checker import errors, names, validators
+from kcel.checker.decls import Overload
 from kcel.checker.types import (
     BOOL,
     BYTES,
@@ -32,7 +33,6 @@ from kcel.checker.types import (
 )
 from kcel.checker.unify import Substitution, is_assignable, most_general
 from kcel.errors import CompileError, Issue
-from kcel.libs import Overload
 from kcel.parser import Parsed
 from kcel.parser.ast import (
     Call,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from kcel.libs import Overload
+from kcel.checker.decls import Overload
 from kcel.parser.ast import Call, Expr, Ident, Select
 
 IsName = Callable[[str], bool]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from kcel.checker.decls import Overload
 from kcel.errors import EvalError, Issue
 from kcel.goregex import GoRegexError, compile_go_regex
-from kcel.libs import Overload
 from kcel.parser.ast import Call, Const, Expr, walk
 
 

@@ -22,12 +22,12 @@ from typing import Any, Protocol
 
 from kcel.checker import names
 from kcel.checker.checker import Checked
+from kcel.checker.decls import Overload
 from kcel.checker.types import CelType
 from kcel.errors import EvalError, PlanError
 from kcel.eval import runtime
 from kcel.eval.dispatch import dispatcher, metered_dispatcher
 from kcel.eval.writer import Writer
-from kcel.libs import Overload
 from kcel.parser import Parsed
 from kcel.parser.ast import (
     Call,

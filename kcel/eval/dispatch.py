@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from kcel.checker.decls import Overload
 from kcel.checker.types import CelType
 from kcel.errors import CostLimitExceeded, EvalError
 from kcel.eval.runtime import charge
-from kcel.libs import Overload
 from kcel.values import Optional, TypedList, TypeValue, Uint
 
 Predicate = Callable[[Any], bool]
