@@ -16,8 +16,8 @@ from typing import Any
 
 from harness import arguments, measure, table, write_json
 
-from kcel.k8s.schema import Schema
-from kcel.k8s.validation import Validator
+from kcel.k8s.rules.validation import Validator
+from kcel.k8s.schemas.schema import Schema
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -5,7 +5,7 @@ schema checks (enum, pattern, bounds, maxLength, required, a set list) is genera
 with 1,000 Widget manifests (one per file, every tenth one invalid). Cases, each over all 1,000 objects:
 
 * kcel, whole pipeline: read and decode every file, prune, default, ObjectMeta, OpenAPI, list types, CEL
-  (`kcel.k8s.manifests.validate_files`, what `kcel validate DIR` runs);
+  (`kcel.k8s.crds.validate.validate_files`, what `kcel validate DIR` runs);
 * kcel, CEL rules only: the compiled validator over the already decoded and defaulted objects;
 * cel-python, CEL rules only: the same rules compiled once with celpy and evaluated at the same nodes (it has
   no CRD validator, so a hand-written walk finds the nodes; its cost is part of that case).
@@ -23,8 +23,9 @@ from typing import Any
 
 from harness import Timing, arguments, measure, table, write_json
 
-from kcel.k8s.crd import load_crds, validate_object
-from kcel.k8s.manifests import Catalog, manifest_files, validate_files
+from kcel.k8s.crds.crd import load_crds, validate_object
+from kcel.k8s.crds.validate import Catalog, validate_files
+from kcel.k8s.manifests.files import manifest_files
 
 SPEC_RULES = [
     ("self.replicas <= self.maxReplicas", "replicas must not exceed maxReplicas"),

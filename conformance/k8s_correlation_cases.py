@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.outcome import Case, Outcome
-from kcel.k8s.correlation import CorrelatedObject, deep_equal
-from kcel.k8s.maplist import MapListIndex
-from kcel.k8s.schema import Schema
+from kcel.k8s.schemas.correlation import CorrelatedObject, deep_equal
+from kcel.k8s.schemas.maplist import MapListIndex
+from kcel.k8s.schemas.schema import Schema
 
 
 def correlated_object(case: Case) -> Outcome:

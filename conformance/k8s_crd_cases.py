@@ -9,9 +9,9 @@ from typing import Any
 from conformance.outcome import Case, Outcome, Unsupported
 from kcel.checker.types import STRING
 from kcel.k8s import field as fe
-from kcel.k8s.decltypes import schema_decl_type
-from kcel.k8s.schema import Schema
-from kcel.k8s.validation import CompiledRule, RuleEnvironments, Validator, compile_rules
+from kcel.k8s.rules.validation import CompiledRule, RuleEnvironments, Validator, compile_rules
+from kcel.k8s.schemas.decltypes import schema_decl_type
+from kcel.k8s.schemas.schema import Schema
 from kcel.libs import Library, Overload
 
 

@@ -6,9 +6,9 @@ import re
 from collections.abc import Callable
 
 from conformance.outcome import Case, Outcome
-from kcel.k8s.escaping import escape, unescape
-from kcel.k8s.fieldpath import FieldPathError, valid_field_path
-from kcel.k8s.schema import Schema
+from kcel.k8s.rules.fieldpath import FieldPathError, valid_field_path
+from kcel.k8s.schemas.escaping import escape, unescape
+from kcel.k8s.schemas.schema import Schema
 
 _CEL_IDENTIFIER = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 

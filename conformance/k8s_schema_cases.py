@@ -8,11 +8,11 @@ from typing import Any
 from conformance.outcome import Case, Outcome
 from kcel.eval import runtime
 from kcel.eval.equality import cel_equals
-from kcel.k8s import decltypes
-from kcel.k8s.decltypes import DeclType, assign_type_name, object_type_names
-from kcel.k8s.decltypes import with_type_and_object_meta as with_meta
-from kcel.k8s.schema import Schema
-from kcel.k8s.values import convert
+from kcel.k8s.schemas import decltypes
+from kcel.k8s.schemas.decltypes import DeclType, assign_type_name, object_type_names
+from kcel.k8s.schemas.decltypes import with_type_and_object_meta as with_meta
+from kcel.k8s.schemas.schema import Schema
+from kcel.k8s.schemas.values import convert
 
 
 def _decl(data: Any, root: bool = False) -> DeclType:

@@ -14,11 +14,11 @@ from conformance import k8s_correlation_cases, k8s_crd_cases, k8s_field_cases, k
 from conformance.outcome import Case, Outcome, SkipList, Unsupported
 from kcel.checker.types import BOOL, CelType
 from kcel.env import load_library
-from kcel.k8s.decltypes import DeclField, DeclType, assign_type_name, schema_decl_type
 from kcel.k8s.environment import DEFAULT_COMPATIBILITY, LATEST, configuration, parse_version
 from kcel.k8s.environment import library as k8s_library
-from kcel.k8s.escaping import unescape
-from kcel.k8s.schema import Schema
+from kcel.k8s.schemas.decltypes import DeclField, DeclType, assign_type_name, schema_decl_type
+from kcel.k8s.schemas.escaping import unescape
+from kcel.k8s.schemas.schema import Schema
 from kcel.libs import Library, Overload, SizedCall
 from kcel.parser.macros import OPTIONALS, STANDARD, TWO_VAR
 from kcel.values import NONE, Optional, Uint
@@ -249,8 +249,7 @@ def _library(module: str, version: int | None) -> Library:
 def _variable(value: Any) -> Any:
     """An input variable; `{"authorizer": "always-allow"}` is the Go tests' allow-all authorizer."""
     if value == {"authorizer": "always-allow"}:
-        from kcel.k8s.authorizer import AlwaysAllow
-        from kcel.libs.k8s_authz import authorizer_value
+        from kcel.libs.k8s_authz import AlwaysAllow, authorizer_value
 
         return authorizer_value(AlwaysAllow())
     return decode(value)

@@ -17,7 +17,7 @@ from kcel.parser.unparser import dump, unparse
 from kcel.values import Optional, TypeValue
 
 if TYPE_CHECKING:
-    from kcel.k8s.manifests import Report
+    from kcel.k8s.crds.validate import Report
 
 DEFAULT_COST_LIMIT = 1_000_000  # the API server's per-expression limit
 
@@ -276,8 +276,8 @@ _style = _Style()
 def _check(args: argparse.Namespace) -> int:
     """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected."""
     from kcel.k8s import field
-    from kcel.k8s.cost import STATIC_ESTIMATED_CRD_COST_LIMIT
-    from kcel.k8s.crd import check_crd, count_rules
+    from kcel.k8s.crds.crd import check_crd, count_rules
+    from kcel.k8s.rules.cost import STATIC_ESTIMATED_CRD_COST_LIMIT
 
     reports = []
     crds, problems = _crds(args.crds)
@@ -303,8 +303,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _cost_report(cost: Any, explain_above: float) -> dict[str, Any]:
-    from kcel.k8s.cost import STATIC_ESTIMATED_COST_LIMIT
-    from kcel.k8s.explain import explain
+    from kcel.k8s.rules.cost import STATIC_ESTIMATED_COST_LIMIT
+    from kcel.k8s.rules.explain import explain
 
     share = _share(cost.cost, STATIC_ESTIMATED_COST_LIMIT)
     return {
@@ -348,7 +348,8 @@ def _share_text(share: float) -> str:
 
 def _validate(args: argparse.Namespace) -> int:
     """Every object of every file against its CRD; exit 1 if any is invalid or unreadable, 2 on bad paths."""
-    from kcel.k8s.manifests import Catalog, OldObjects, Options, manifest_files, validate_files
+    from kcel.k8s.crds.validate import Catalog, Options, validate_files
+    from kcel.k8s.manifests.files import OldObjects, manifest_files
 
     try:
         catalog = Catalog.load(args.crd)
@@ -394,7 +395,7 @@ def _print_report(report: Report, verbose: bool) -> None:
 
 def _old_objects(paths: list[str]) -> list[Any]:
     """The objects of the --old files (Lists expanded)."""
-    from kcel.k8s.manifests import manifest_files
+    from kcel.k8s.manifests.files import manifest_files
 
     objects: list[Any] = []
     for path in manifest_files(paths):
@@ -440,8 +441,8 @@ class _Progress:
 
 def _crds(paths: list[str]) -> tuple[list[Any], list[str]]:
     """The CRDs in the files and directories given, and a one-line problem for each file that could not be read."""
-    from kcel.k8s.crd import CRDLoadError, load_crds
-    from kcel.k8s.manifests import manifest_files
+    from kcel.k8s.crds.crd import CRDLoadError, load_crds
+    from kcel.k8s.manifests.files import manifest_files
 
     try:
         files = manifest_files(paths)
@@ -458,7 +459,7 @@ def _crds(paths: list[str]) -> tuple[list[Any], list[str]]:
 
 def _documents(path: str) -> list[Any]:
     """Manifests decoded as the API server decodes them (timestamps stay strings, keys are strings)."""
-    from kcel.k8s.crd import CRDLoadError, load_documents
+    from kcel.k8s.crds.crd import CRDLoadError, load_documents
 
     try:
         return load_documents(Path(path))

@@ -69,10 +69,10 @@ class Function:
 class SchemaContext:
     """A CRD loaded with `%load`: the schema node whose type `self` and `oldSelf` have, and its objects."""
 
-    crd: Any  # kcel.k8s.crd.CRD
+    crd: Any  # kcel.k8s.crds.crd.CRD
     version: str
     path: tuple[str, ...]
-    decl: Any  # kcel.k8s.decltypes.DeclType
+    decl: Any  # kcel.k8s.schemas.decltypes.DeclType
     cardinality: int | None  # how often a rule here runs at most; None when a list or map above is unbounded
     object: Any = None
     old: Any = None
@@ -141,7 +141,7 @@ class Session:
             raise CommandError(f"no value for {', '.join(missing)} ({how})")
 
     def cost_line(self, program: Program, cost: int) -> str:
-        from kcel.k8s.cost import STATIC_ESTIMATED_COST_LIMIT, SchemaSizes, max_cardinality, times_cardinality
+        from kcel.k8s.rules.cost import STATIC_ESTIMATED_COST_LIMIT, SchemaSizes, max_cardinality, times_cardinality
 
         schema = self.state.schema
         text = f"cost: {cost:,} (runtime limit {RUNTIME_COST_LIMIT:,})"
@@ -199,7 +199,7 @@ class Session:
 
     def _base_env(self) -> Env:
         if self.state.schema is not None:
-            from kcel.k8s.validation import RuleEnvironments
+            from kcel.k8s.rules.validation import RuleEnvironments
 
             return RuleEnvironments(self.state.k8s_version).base
         return Env(k8s_version=self.state.k8s_version)
@@ -424,7 +424,7 @@ def _explain(session: Session, rest: str) -> str:
 
 
 def _load(session: Session, rest: str) -> str:
-    from kcel.k8s.crd import load_crds
+    from kcel.k8s.crds.crd import load_crds
 
     words = shlex.split(rest)
     if not words:
@@ -449,8 +449,8 @@ def _load(session: Session, rest: str) -> str:
 
 
 def _schema_context(crd: Any, version: str, path: tuple[str, ...]) -> SchemaContext:
-    from kcel.k8s.cost import child_cardinality, max_elements
-    from kcel.k8s.decltypes import schema_decl_type
+    from kcel.k8s.rules.cost import child_cardinality, max_elements
+    from kcel.k8s.schemas.decltypes import schema_decl_type
 
     schema = crd.schema_of(crd.version(version))
     if schema is None:
@@ -480,7 +480,7 @@ def _schema_context(crd: Any, version: str, path: tuple[str, ...]) -> SchemaCont
 
 
 def _schema_values(schema: SchemaContext) -> dict[str, Any]:
-    from kcel.k8s.values import convert
+    from kcel.k8s.schemas.values import convert
 
     values = {}
     for name, obj in (("self", schema.object), ("oldSelf", schema.old)):
@@ -563,7 +563,7 @@ def _request(admission: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _rules(session: Session, rest: str) -> str:
-    from kcel.k8s.crd import validate_object
+    from kcel.k8s.crds.crd import validate_object
 
     schema = session.state.schema
     if schema is None or schema.object is None:
@@ -586,7 +586,7 @@ def _exit(session: Session, rest: str) -> str:
 
 
 def _document(path: str) -> Any:
-    from kcel.k8s.crd import load_documents
+    from kcel.k8s.crds.crd import load_documents
 
     if not path:
         raise CommandError("name a YAML or JSON file")

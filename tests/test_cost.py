@@ -6,9 +6,9 @@ import pytest
 
 import kcel
 from kcel.cost import StringSizes
-from kcel.k8s.cost import SchemaSizes, cost_error_message, max_cardinality
-from kcel.k8s.decltypes import schema_decl_type
-from kcel.k8s.schema import Schema
+from kcel.k8s.rules.cost import SchemaSizes, cost_error_message, max_cardinality
+from kcel.k8s.schemas.decltypes import schema_decl_type
+from kcel.k8s.schemas.schema import Schema
 
 ENV = kcel.Env(
     variables={"s": "string", "b": "bytes", "i": "int", "l": "list(int)", "ls": "list(string)",

@@ -9,34 +9,32 @@ partly built check can be reused.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
 from kcel.checker.types import BOOL, STRING, CelType
 from kcel.errors import EvalError
 from kcel.eval.dispatch import register_class
 from kcel.eval.runtime import register_type_name
 from kcel.eval.sizes import actual_size
-from kcel.k8s.authorizer import (
-    Attributes,
-    Authorizer,
-    Decision,
+from kcel.libs import CallEstimate, CallSite, CostEstimate, Estimate, Library, Overload, RuntimeCost
+from kcel.libs.k8s_format import FORMATS
+from kcel.libs.k8s_selectors import (
+    FieldRequirement,
+    LabelRequirement,
     SelectorError,
-    UserInfo,
-    Verdict,
-    is_dns1123_label,
-    is_dns1123_subdomain,
     parse_field_selector,
     parse_label_selector,
-    service_account_user,
 )
-from kcel.libs import CallEstimate, CallSite, CostEstimate, Estimate, Library, Overload, RuntimeCost
 
 __all__ = [
-    "AUTHORIZER_TYPE", "AuthorizerValue", "DECISION_TYPE", "DecisionValue", "GROUP_CHECK_TYPE", "GroupCheck",
-    "LIBRARY", "PATH_CHECK_TYPE", "PathCheck", "RESOURCE_CHECK_TYPE", "ResourceCheck", "authorizer_value", "library",
+    "AUTHORIZER_TYPE", "AlwaysAllow", "AlwaysDeny", "Attributes", "Authorizer", "AuthorizerValue", "DECISION_TYPE",
+    "Decision", "DecisionValue", "GROUP_CHECK_TYPE", "GroupCheck", "LIBRARY", "PATH_CHECK_TYPE", "PathCheck",
+    "RESOURCE_CHECK_TYPE", "ResourceCheck", "UserInfo", "Verdict", "authorizer_value", "library",
+    "service_account_user",
 ]  # fmt: skip
 
 # cel.ObjectType in Go: struct-like types with no fields, which are not registered with the type
@@ -46,6 +44,100 @@ PATH_CHECK_TYPE = CelType("kubernetes.authorization.PathCheck", kind="message")
 GROUP_CHECK_TYPE = CelType("kubernetes.authorization.GroupCheck", kind="message")
 RESOURCE_CHECK_TYPE = CelType("kubernetes.authorization.ResourceCheck", kind="message")
 DECISION_TYPE = CelType("kubernetes.authorization.Decision", kind="message")
+
+
+# -- what an authorizer is asked and answers (k8s.io/apiserver authorizer.Attributes and Decision) ------
+# The contract between the CEL `authorizer` variable and the object the embedding application supplies.
+
+@dataclass(frozen=True)
+class UserInfo:
+    """The requesting user (Go's `user.Info`): groups are what RBAC Group subjects match against."""
+
+    name: str = ""
+    uid: str = ""
+    groups: tuple[str, ...] = ()
+    extra: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
+ALL_SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"
+
+
+def service_account_user(namespace: str, name: str) -> UserInfo:
+    """The user a service account token authenticates as (serviceaccount.ServiceAccountInfo.UserInfo).
+
+    Like Go, the groups do not include `system:authenticated`; the authenticator adds that one.
+
+    >>> service_account_user("default", "builder").name
+    'system:serviceaccount:default:builder'
+    """
+    groups = (ALL_SERVICE_ACCOUNTS_GROUP, f"{ALL_SERVICE_ACCOUNTS_GROUP}:{namespace}")
+    return UserInfo(name=f"{SERVICE_ACCOUNT_PREFIX}{namespace}:{name}", groups=groups)
+
+
+@dataclass(frozen=True, slots=True)
+class Attributes:
+    """One authorization question (authorizer.AttributesRecord).
+
+    A resource check sets `resource_request` and the API fields (CEL checks always use API
+    version "*"); a path check sets `path`. A selector that was not given is None; one that failed
+    to parse is None with its parse error in `*_selector_error`, which the authorizer may act on.
+    """
+
+    user: UserInfo
+    verb: str
+    resource_request: bool
+    path: str = ""
+    api_group: str = ""
+    api_version: str = ""
+    resource: str = ""
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    field_selector: tuple[FieldRequirement, ...] | None = None
+    field_selector_error: str | None = None
+    label_selector: tuple[LabelRequirement, ...] | None = None
+    label_selector_error: str | None = None
+
+
+# -- the answer ----------------------------------------------------------------------------------
+
+
+class Verdict(enum.Enum):
+    """authorizer.Decision: only ALLOW makes a CEL decision `allowed()`."""
+
+    DENY = "deny"
+    ALLOW = "allow"
+    NO_OPINION = "no_opinion"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What `Authorize` returns: a verdict, a reason for humans, and an error (None if none)."""
+
+    verdict: Verdict
+    reason: str = ""
+    error: str | None = None
+
+
+class Authorizer(Protocol):
+    """Anything that can answer an authorization question; the CEL library only calls this."""
+
+    def authorize(self, attributes: Attributes) -> Decision: ...
+
+
+class AlwaysAllow:
+    """authorizerfactory's always-allow authorizer: allow, no reason."""
+
+    def authorize(self, attributes: Attributes) -> Decision:
+        return Decision(Verdict.ALLOW)
+
+
+class AlwaysDeny:
+    """authorizerfactory's always-deny authorizer, which in Go answers "no opinion" with a reason."""
+
+    def authorize(self, attributes: Attributes) -> Decision:
+        return Decision(Verdict.NO_OPINION, "Everything is forbidden.")
 
 
 # -- values ----------------------------------------------------------------------------------------
@@ -124,7 +216,6 @@ class DecisionValue(_ReceiverOnly):
 def authorizer_value(authorizer: Authorizer, user: UserInfo | None = None) -> AuthorizerValue:
     """The value to bind to the `authorizer` variable (Go's `NewAuthorizerVal`).
 
-    >>> from kcel.k8s.authorizer import AlwaysAllow
     >>> authorizer_value(AlwaysAllow(), UserInfo("alice")).user.name
     'alice'
     """
@@ -155,9 +246,9 @@ def authorizer_group(authorizer: AuthorizerValue, group: str) -> GroupCheck:
 
 def authorizer_serviceaccount(authorizer: AuthorizerValue, namespace: str, name: str) -> AuthorizerValue:
     """Ask as a service account instead; the name is validated before the namespace, as in Go."""
-    if not is_dns1123_subdomain(name):
+    if FORMATS["dns1123Subdomain"].validator(name):
         raise EvalError("Invalid service account name")
-    if not is_dns1123_label(namespace):
+    if FORMATS["dns1123Label"].validator(namespace):
         raise EvalError("Invalid service account namespace")
     return AuthorizerValue(authorizer.authorizer, service_account_user(namespace, name))
 

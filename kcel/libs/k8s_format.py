@@ -17,7 +17,9 @@ from kcel.libs.network import NetipError, parse_netip_addr
 from kcel.temporal import go_quote
 from kcel.values import NONE, UINT64_MAX, Optional
 
-__all__ = ["FORMATS", "FORMAT_TYPE", "LIBRARY", "NamedFormat", "parse_request_uri"]
+__all__ = [
+    "FORMATS", "FORMAT_TYPE", "LIBRARY", "NamedFormat", "label_key_errors", "label_value_errors", "parse_request_uri",
+]  # fmt: skip
 
 FORMAT_TYPE = CelType("kubernetes.NamedFormat", kind="message")
 """An object type in Kubernetes (cel.ObjectType), so it is a message type here."""
@@ -414,6 +416,16 @@ FORMATS: dict[str, NamedFormat] = {
     "datetime": NamedFormat("datetime", _predicate(is_date_time, "invalid datetime"), len(DATE_TIME_PATTERN)),
 }
 """Kubernetes' ConstantFormats: `format.named(key)` and `format.<key>()`."""
+
+
+def label_key_errors(key: str) -> list[str]:
+    """content.IsLabelKey (the qualifiedName format), which label selectors and metadata checks use too."""
+    return FORMATS["qualifiedName"].validator(key)
+
+
+def label_value_errors(value: str) -> list[str]:
+    """content.IsLabelValue: empty, or at most 63 bytes of label-key characters."""
+    return FORMATS["labelValue"].validator(value)
 
 
 def format_named(name: str) -> Optional:

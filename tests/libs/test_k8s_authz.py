@@ -16,21 +16,26 @@ import kcel
 from kcel.cost import StringSizes
 from kcel.errors import CompileError, EvalError
 from kcel.eval.runtime import type_of
-from kcel.k8s.authorizer import (
+from kcel.libs import SizedCall, SizeEstimate
+from kcel.libs.k8s_authz import (
+    AUTHORIZER_TYPE,
+    LIBRARY,
     AlwaysAllow,
     AlwaysDeny,
     Attributes,
     Decision,
+    UserInfo,
+    Verdict,
+    authorizer_value,
+    library,
+)
+from kcel.libs.k8s_selectors import (
     FieldRequirement,
     LabelRequirement,
     SelectorError,
-    UserInfo,
-    Verdict,
     parse_field_selector,
     parse_label_selector,
 )
-from kcel.libs import SizedCall, SizeEstimate
-from kcel.libs.k8s_authz import AUTHORIZER_TYPE, LIBRARY, authorizer_value, library
 from kcel.values import TypeValue
 from tests.conftest import SHARED
 

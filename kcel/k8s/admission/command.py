@@ -90,8 +90,8 @@ def _exists(paths: list[str]) -> None:
 def _authorizer(paths: list[str]) -> Any:
     if not paths:
         return None
-    from kcel.k8s.manifests import manifest_files
-    from kcel.k8s.rbac import RBACAuthorizer
+    from kcel.k8s.authorization.rbac import RBACAuthorizer
+    from kcel.k8s.manifests.files import manifest_files
 
     texts = [path.read_text(encoding="utf-8") for path in manifest_files(paths)]
     try:
@@ -102,7 +102,7 @@ def _authorizer(paths: list[str]) -> Any:
 
 def _documents(path: str) -> tuple[list[tuple[str, Any]], list[str]]:
     """(where, object) for every object document of a file, Lists flattened; and the documents' problems."""
-    from kcel.k8s.decoding import decode_documents
+    from kcel.k8s.manifests.decoding import decode_documents
 
     found: list[tuple[str, Any]] = []
     problems = []
@@ -122,7 +122,7 @@ def _documents(path: str) -> tuple[list[tuple[str, Any]], list[str]]:
 def _admit_all(
     args: argparse.Namespace, policies: PolicySet, authorizer: Any
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    from kcel.k8s.manifests import OldObjects
+    from kcel.k8s.manifests.files import OldObjects
 
     namespace = args.namespace or "default"
     old_objects, problems = ([], []) if not args.old else _documents(args.old)

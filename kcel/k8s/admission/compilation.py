@@ -35,7 +35,7 @@ from kcel.errors import CompileError, EvalError, PlanError
 from kcel.eval.equality import cel_equals
 from kcel.eval.program import Program
 from kcel.k8s.admission.model import NamedExpression, Policy
-from kcel.k8s.decltypes import FieldAccess
+from kcel.k8s.schemas.decltypes import FieldAccess
 from kcel.libs.k8s_authz import AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE
 from kcel.values import NONE, Optional
 

@@ -19,9 +19,8 @@ from kcel.k8s.admission.evaluation import Inputs, Meter, PolicyDecision, Validat
 from kcel.k8s.admission.matching import GVK, GVR, matches, selects
 from kcel.k8s.admission.model import AUDIT, DENY, FAIL, WARN, Binding, Policy
 from kcel.k8s.admission.request import attributes_of, cel_request, object_name, resource_for, split_api_version
-from kcel.k8s.authorizer import Authorizer, UserInfo
-from kcel.k8s.rbac import RBACAuthorizer
-from kcel.libs.k8s_authz import GroupCheck, ResourceCheck, authorizer_value
+from kcel.k8s.authorization.rbac import RBACAuthorizer
+from kcel.libs.k8s_authz import Authorizer, GroupCheck, ResourceCheck, UserInfo, authorizer_value
 
 if TYPE_CHECKING:
     from kcel.k8s.admission.policyset import PolicySet

@@ -16,7 +16,7 @@ from typing import Any
 from kcel.errors import EvalError
 from kcel.k8s.admission.compilation import Compiled, CompiledPolicy
 from kcel.k8s.admission.model import DENY, FAIL
-from kcel.k8s.authorizer import aggregate_errors
+from kcel.libs.k8s_selectors import aggregate_errors
 from kcel.temporal import go_quote
 
 PER_CALL_LIMIT = 1_000_000  # celconfig.PerCallLimit

@@ -32,9 +32,9 @@ from kcel.k8s.admission.model import (
     Selector,
     Validation,
 )
-from kcel.k8s.decoding import decode_documents
-from kcel.k8s.manifests import manifest_files
-from kcel.k8s.rbac import _label_selector
+from kcel.k8s.authorization.rbac import _label_selector
+from kcel.k8s.manifests.decoding import decode_documents
+from kcel.k8s.manifests.files import manifest_files
 
 GROUP = "admissionregistration.k8s.io"
 POLICY_KIND, BINDING_KIND = "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kcel.k8s.authorizer import LabelRequirement
+from kcel.libs.k8s_selectors import LabelRequirement
 
 Selector = tuple[LabelRequirement, ...]
 """A parsed metav1.LabelSelector: every requirement must hold; empty selects everything."""

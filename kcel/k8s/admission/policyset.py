@@ -21,8 +21,8 @@ from kcel.k8s.admission.dispatch import Admission, Resources
 from kcel.k8s.admission.evaluation import Meter
 from kcel.k8s.admission.loading import Loaded, load
 from kcel.k8s.admission.model import Binding
-from kcel.k8s.authorizer import Authorizer
 from kcel.k8s.environment import DEFAULT_COMPATIBILITY
+from kcel.libs.k8s_authz import Authorizer
 
 
 class PolicySet:

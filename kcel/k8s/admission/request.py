@@ -71,7 +71,7 @@ def split_api_version(api_version: str) -> tuple[str, str]:
 
 
 def resource_for(api_version: str, kind: str, crds: Iterable[Any] = ()) -> tuple[GVR, bool]:
-    """The resource a kind is served as, and whether it is namespaced; CRDs (kcel.k8s.crd.CRD) take precedence."""
+    """The resource a kind is served as, and whether it is namespaced; CRDs (kcel.k8s.crds.crd.CRD) take precedence."""
     group, version = split_api_version(api_version)
     for crd in crds:
         if crd.group == group and crd.kind == kind:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kcel.k8s.admission import request_from_objects
-from kcel.k8s.rbac import RBACAuthorizer
+from kcel.k8s.authorization.rbac import RBACAuthorizer
 
 from .helpers import admit, binding, deployment, namespace, policies, policy
 

@@ -1,0 +1,201 @@
+"""Validating files and directories of manifests against a set of CRDs, one report per object (`kcel validate`).
+
+CRDs are looked up by the group of each object's apiVersion and its kind, and the version by the rest of the
+apiVersion; every document of every file is checked (a `List` item by item), and a document that cannot be read,
+has no CRD, or belongs to a CRD whose schema is not structural gets an error report of one line while the
+others are still validated. Files of a directory are taken in sorted order, so reports come out the same way
+every run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kcel.k8s.crds.crd import CRD, CRDLoadError, internal_schemas, load_crds, load_manifests, validate_object
+from kcel.k8s.field import invalid_status_message
+from kcel.k8s.manifests.decoding import Document
+from kcel.k8s.manifests.files import OldObjects, manifest_files
+from kcel.k8s.schemas.structural import structural_errors
+
+
+@dataclass(frozen=True)
+class Report:
+    """The outcome for one object: `valid`, `invalid` (the API server's message), or `error` (bad input)."""
+
+    file: str
+    document: int
+    status: str
+    message: str = ""
+    item: int | None = None  # position in a `List`
+    line: int = 0
+    kind: str = ""  # `Widget.example.com`
+    name: str = ""
+    reason: str = ""  # "Invalid" (422) or "BadRequest" (400) for invalid objects
+    errors: tuple[dict[str, str], ...] = ()  # the status causes: reason, message, field
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        """`file: document 2` (`file: document 2: items[0]` inside a List)."""
+        text = f"{self.file}: document {self.document}"
+        return text if self.item is None else f"{text}: items[{self.item}]"
+
+    def as_json(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"file": self.file, "document": self.document}
+        if self.item is not None:
+            record["item"] = self.item
+        record.update(line=self.line, status=self.status, valid=self.status == "valid")
+        if self.kind:
+            record.update(kind=self.kind, name=self.name)
+        if self.status == "error":
+            return {**record, "error": self.message}
+        return {**record, "reason": self.reason, "message": self.message, "errors": list(self.errors),
+                "warnings": list(self.warnings)}  # fmt: skip
+
+
+@dataclass
+class Catalog:
+    """CRDs by (group, kind), and the problems met while loading them (one line each)."""
+
+    crds: dict[tuple[str, str], CRD] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    unusable: dict[tuple[str, str], str] = field(default_factory=dict)  # (crd name, version) -> why
+
+    @classmethod
+    def load(cls, paths: Iterable[str | os.PathLike[str]]) -> Catalog:
+        """Every CRD in the files and directories given; a file named directly must hold at least one.
+
+        Raises:
+            FileNotFoundError: a path that does not exist.
+        """
+        catalog = cls()
+        for given in map(Path, paths):
+            explicit = not given.is_dir()
+            for path in manifest_files([given]):
+                catalog.add_file(path, explicit)
+        return catalog
+
+    def add_file(self, path: Path, explicit: bool) -> None:
+        try:
+            crds = load_crds(path)
+        except CRDLoadError as err:
+            self.problems.append(str(err))
+            return
+        if not crds and explicit:
+            self.problems.append(f"{path}: no CustomResourceDefinition in this file")
+        for crd in crds:
+            self.add(crd)
+
+    def add(self, crd: CRD) -> None:
+        key = (crd.group, crd.kind)
+        if key in self.crds:
+            self.problems.append(f"{crd.source}: {crd.name} defines {crd.kind_group} again; the first one is used")
+            return
+        self.crds[key] = crd
+        for path, schema in internal_schemas(crd):
+            errors = structural_errors(schema, path)
+            if errors:
+                message = invalid_status_message("CustomResourceDefinition.apiextensions.k8s.io", crd.name, errors)
+                self.problems.append(f"{crd.source}: {message}")
+                for version in _versions_at(crd, str(path)):
+                    self.unusable[(crd.name, version)] = f"the schema of {crd.name} {version} is not structural"
+
+    def find(self, api_version: str, kind: str) -> CRD | None:
+        return self.crds.get((api_version.rpartition("/")[0], kind))
+
+
+def _versions_at(crd: CRD, path: str) -> list[str]:
+    """The versions a schema path of the internal CRD covers (`spec.validation` covers all)."""
+    if path.startswith("spec.versions["):
+        return [crd.versions[int(path[len("spec.versions[") :].split("]")[0])].name]
+    return [version.name for version in crd.versions]
+
+
+@dataclass(frozen=True)
+class Options:
+    """How each object is sent: kubectl's `--validate` (field validation), namespace, subresource."""
+
+    field_validation: str = "Strict"
+    namespace: str = "default"
+    subresource: str | None = None
+
+
+def validate_files(
+    files: Iterable[Path], catalog: Catalog, options: Options = Options(), old: OldObjects | None = None
+) -> Iterator[Report]:
+    """A report for every object in `files`, in file and document order."""
+    for path in files:
+        yield from validate_file(path, catalog, options, old or OldObjects())
+
+
+def validate_file(path: Path, catalog: Catalog, options: Options, old: OldObjects) -> Iterator[Report]:
+    try:
+        documents = load_manifests(path)
+    except CRDLoadError as err:
+        yield Report(str(path), 0, "error", str(err))
+        return
+    for document in documents:
+        if document.error:
+            yield Report(str(path), document.index, "error", document.error, line=document.line)
+            continue
+        value = document.value
+        if isinstance(value, dict) and value.get("kind") == "List" and isinstance(value.get("items"), list):
+            for i, item in enumerate(value["items"]):
+                yield _validate(path, document, item, i, catalog, options, old)
+        else:
+            yield _validate(path, document, value, None, catalog, options, old)
+
+
+@dataclass(frozen=True)
+class _Place:
+    file: str
+    document: int
+    item: int | None
+    line: int
+
+    def report(self, status: str, message: str = "", **more: Any) -> Report:
+        return Report(self.file, self.document, status, message, item=self.item, line=self.line, **more)
+
+
+def _validate(
+    path: Path, document: Document, obj: Any, item: int | None, catalog: Catalog, options: Options, old: OldObjects
+) -> Report:
+    place = _Place(str(path), document.index, item, document.line)
+    problem, crd = _lookup(obj, catalog)
+    if crd is None:
+        return place.report("error", problem)
+    previous = old.get(obj)
+    if options.subresource and previous is None:
+        return place.report("error", "a status update needs the object before it (--old)")
+    try:
+        result = validate_object(crd, obj, previous, subresource=options.subresource,
+                                 field_validation=options.field_validation, namespace=options.namespace,
+                                 strict_errors=document.strict_errors)  # fmt: skip
+    except ValueError as err:
+        return place.report("error", str(err))
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else ""
+    return place.report(
+        "invalid" if result.message else "valid", result.message, kind=crd.kind_group,
+        name=name if isinstance(name, str) else "", reason=result.reason,
+        errors=tuple(e.cause() for e in result.errors), warnings=tuple(result.warnings),
+    )  # fmt: skip
+
+
+def _lookup(obj: Any, catalog: Catalog) -> tuple[str, CRD | None]:
+    """The CRD an object belongs to, or why there is none."""
+    if not isinstance(obj, dict):
+        return "not an object (a custom resource is a mapping with apiVersion, kind, metadata)", None
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
+        return "apiVersion and kind must be set (as strings)", None
+    crd = catalog.find(api_version, kind)
+    if crd is None:
+        return f"no CRD given for apiVersion {api_version}, kind {kind}", None
+    version = api_version.rpartition("/")[2]
+    unusable = catalog.unusable.get((crd.name, version))
+    return (unusable, None) if unusable else ("", crd)

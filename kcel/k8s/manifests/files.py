@@ -1,0 +1,50 @@
+"""Files and directories of manifests, and the objects an update starts from.
+
+`kcel validate` and `kcel admit` both take files or directories of YAML/JSON manifests; a directory
+is searched recursively and its files taken in sorted order, so output comes out the same way every run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def manifest_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The files named, and the YAML/JSON files under the directories named (recursively, sorted).
+
+    Raises:
+        FileNotFoundError: a path that does not exist.
+    """
+    files: list[Path] = []
+    for given in map(Path, paths):
+        if given.is_dir():
+            found = (p for p in given.rglob("*") if p.is_file() and p.suffix.lower() in MANIFEST_SUFFIXES)
+            files += sorted(found, key=lambda p: p.as_posix())
+        elif given.exists():
+            files.append(given)
+        else:
+            raise FileNotFoundError(f"{given}: no such file or directory")
+    return files
+
+
+class OldObjects:
+    """Objects before an update, found by apiVersion group, kind, namespace and name."""
+
+    def __init__(self, objects: Iterable[Any] = (), namespace: str = "default") -> None:
+        self.namespace = namespace
+        self.objects: dict[tuple[str, str, str, str], Any] = {}
+        for obj in objects:
+            self.objects.setdefault(self.key(obj), obj)
+
+    def key(self, obj: Any) -> tuple[str, str, str, str]:
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+        return group, str(obj.get("kind", "")), str(meta.get("namespace") or self.namespace), str(meta.get("name", ""))
+
+    def get(self, obj: dict[str, Any]) -> Any:
+        return self.objects.get(self.key(obj))

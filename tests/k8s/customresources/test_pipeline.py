@@ -1,0 +1,191 @@
+"""Requests for custom resources through every step of the API server: (request) -> the 400/422 message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kcel.k8s.crds.crd import CRD, load_crds, validate_crd, validate_object
+from kcel.k8s.customresources.objectmeta import MetadataError, decode_object_meta
+
+GADGETS = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Gadget, plural: gadgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            x-kubernetes-validations:
+            - {rule: "self.size <= self.limit", message: size must not exceed limit}
+            properties:
+              size: {type: integer, minimum: 0}
+              limit: {type: integer, default: 10}
+              color: {type: string, enum: [red, blue]}
+              code: {type: string, pattern: "^[a-z]+$"}
+              tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}
+              template:
+                type: object
+                x-kubernetes-embedded-resource: true
+                x-kubernetes-preserve-unknown-fields: true
+          status:
+            type: object
+            properties:
+              phase: {type: string, enum: [Ready, Pending]}
+"""
+NOT_CHECKED = (
+    "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; "
+    "correct the existing errors to complete validation"
+)
+
+
+@pytest.fixture(scope="module")
+def gadgets() -> CRD:
+    (crd,) = load_crds(GADGETS)
+    assert validate_crd(crd) == []
+    return crd
+
+
+def gadget(spec: Any, **metadata: Any) -> dict[str, Any]:
+    return {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g", **metadata}, "spec": spec}
+
+
+def message(crd: CRD, obj: Any, old: Any = None, **options: Any) -> str:
+    return validate_object(crd, obj, old, **options).message
+
+
+CREATE = [
+    ({"size": 3}, ""),
+    ({"size": 30}, 'Gadget.example.com "g" is invalid: spec: Invalid value: size must not exceed limit'),
+    # a Required (or NotSupported, TooLong, TooMany, TypeInvalid) error means no CEL rule runs
+    ({"limit": 1}, f'Gadget.example.com "g" is invalid: [spec.size: Required value, {NOT_CHECKED}]'),
+    ({"size": 30, "color": "green"}, 'Gadget.example.com "g" is invalid: [spec.color: Unsupported value: "green": '
+     f'supported values: "red", "blue", {NOT_CHECKED}]'),
+    # other schema errors do not stop the rules
+    ({"size": 30, "code": "A1"}, "Gadget.example.com \"g\" is invalid: [spec.code: Invalid value: \"A1\": spec.code in "
+     "body should match '^[a-z]+$', spec: Invalid value: size must not exceed limit]"),
+    ({"size": -1, "tags": ["a", "a"]}, 'Gadget.example.com "g" is invalid: [spec.size: Invalid value: -1: spec.size in '
+     'body should be greater than or equal to 0, spec.tags[1]: Duplicate value: "a"]'),
+    # embedded resources need apiVersion and kind; their metadata is checked too
+    ({"size": 1, "template": {"metadata": {"name": "a/b"}}}, 'Gadget.example.com "g" is invalid: ['
+     "spec.template.apiVersion: Required value, spec.template.kind: Required value, "
+     "spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/', "
+     f"{NOT_CHECKED}]"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("spec", "expected"), CREATE)
+def test_create(gadgets: CRD, spec: Any, expected: str) -> None:
+    assert message(gadgets, gadget(spec)) == expected
+
+
+def test_the_stored_object_is_pruned_and_defaulted(gadgets: CRD) -> None:
+    obj = {**gadget({"size": 1, "extra": 1}, labels={}), "status": {"phase": "Ready"}}
+    result = validate_object(gadgets, obj, field_validation="Ignore")
+    assert (result.message, result.object) == ("", {
+        "apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g", "namespace": "default"},
+        "spec": {"size": 1, "limit": 10},
+    })  # fmt: skip
+
+
+def test_unknown_and_duplicate_fields_follow_field_validation(gadgets: CRD) -> None:
+    obj = gadget({"size": 1, "extra": 1}, bogus=2)
+    duplicate = ('yaml: unmarshal errors:\n  line 5: key "size" already set in map',)
+    strict = validate_object(gadgets, obj, strict_errors=duplicate)
+    assert (strict.reason, strict.message) == (
+        "BadRequest",
+        (
+            'Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: yaml: unmarshal errors:\n'
+            '  line 5: key "size" already set in map, unknown field "metadata.bogus", unknown field "spec.extra"'
+        ),
+    )
+    warned = validate_object(gadgets, obj, strict_errors=duplicate, field_validation="Warn")
+    assert (warned.message, warned.warnings) == (
+        "",
+        ['line 5: key "size" already set in map', 'unknown field "metadata.bogus"', 'unknown field "spec.extra"'],
+    )
+    assert validate_object(gadgets, obj, field_validation="Ignore").warnings == []
+
+
+def test_metadata_is_read_as_object_meta(gadgets: CRD) -> None:
+    assert message(gadgets, gadget({"size": 1}, labels={"a": 1})) == (
+        'Gadget in version "v1" cannot be handled as a Gadget: json: cannot unmarshal number into Go struct field '
+        "ObjectMeta.labels of type string"
+    )
+    assert message(gadgets, gadget({"size": 1}, name="Bad_Name", labels={"-x": "y"})) == (
+        'Gadget.example.com "Bad_Name" is invalid: [metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 '
+        "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), metadata.labels: Invalid value: \"-x\": "
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]"
+    )
+    generated = validate_object(gadgets, {**gadget({"size": 1}), "metadata": {"generateName": "g-"}})
+    assert (generated.message, generated.object["metadata"]["name"]) == ("", "g-xxxxx")
+
+
+def test_decode_object_meta() -> None:
+    meta, unknown = decode_object_meta({"name": "a", "annotations": {}, "finalizers": ["f"], "x": {"y": 1},
+                                        "ownerReferences": [{"name": "o", "z": 1}]})  # fmt: skip
+    assert meta == {"name": "a", "creationTimestamp": None, "ownerReferences": [
+        {"apiVersion": "", "kind": "", "name": "o", "uid": ""}], "finalizers": ["f"]}  # fmt: skip
+    assert unknown == ["metadata.ownerReferences[0].z", "metadata.x"]
+    with pytest.raises(MetadataError, match="Go struct field OwnerReference.ownerReferences.controller of type bool"):
+        decode_object_meta({"ownerReferences": [{"controller": "yes"}]})
+
+
+def test_updates_ratchet_unchanged_values_and_keep_names(gadgets: CRD) -> None:
+    old = gadget({"size": 1, "code": "A1"})
+    assert message(gadgets, gadget({"size": 2, "code": "A1"}), old) == ""
+    assert message(gadgets, gadget({"size": 2, "code": "B1"}), old) == (
+        'Gadget.example.com "g" is invalid: spec.code: Invalid value: "B1": spec.code in body should match \'^[a-z]+$\''
+    )
+    assert message(gadgets, {**gadget({"size": 1, "code": "A1"}), "metadata": {"name": "h"}}, old) == (
+        'Gadget.example.com "h" is invalid: metadata.name: Invalid value: "h": field is immutable'
+    )
+
+
+def test_status_updates_validate_the_status_only(gadgets: CRD) -> None:
+    old = gadget({"size": 1})
+    new = {**gadget({"size": 99}), "status": {"phase": "Gone"}}
+    assert message(gadgets, new, old, subresource="status") == (
+        'Gadget.example.com "g" is invalid: [status.phase: Unsupported value: "Gone": supported values: "Ready", '
+        f'"Pending", {NOT_CHECKED}]'
+    )
+    assert (
+        message(gadgets, new, old)
+        == 'Gadget.example.com "g" is invalid: spec: Invalid value: size must not exceed limit'
+    )
+
+
+def test_cluster_scoped_objects_lose_their_namespace(gadgets: CRD) -> None:
+    (crd,) = load_crds(GADGETS.replace("scope: Namespaced", "scope: Cluster"))
+    result = validate_object(crd, gadget({"size": 1}, namespace="x"))
+    assert (result.message, result.object["metadata"]) == ("", {"name": "g"})
+
+
+def test_a_version_without_a_schema_keeps_everything() -> None:
+    (crd,) = load_crds(GADGETS.split("    schema:")[0])
+    result = validate_object(crd, gadget({"anything": [1, {"goes": True}]}))
+    assert (result.message, result.object["spec"]) == ("", {"anything": [1, {"goes": True}]})
+
+
+def test_bad_requests(gadgets: CRD) -> None:
+    with pytest.raises(ValueError, match="field validation must be one of"):
+        validate_object(gadgets, gadget({}), field_validation="strict")
+    with pytest.raises(ValueError, match="needs the old object"):
+        validate_object(gadgets, gadget({}), subresource="status")
