@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from conformance.k8s_values import decode, kcel_equal
 from conformance.outcome import Case, Outcome
 from kcel.eval import runtime
 from kcel.eval.equality import cel_equals
@@ -30,8 +31,6 @@ def _result(case: Case, problems: list[str]) -> Outcome:
 
 
 def schema_decl_type(case: Case) -> Outcome:
-    from conformance.k8scases import decode, kcel_equal  # that module imports this one
-
     inputs, expect = case.data["inputs"], case.data["expect"]
     decl = _decl(inputs["schema"], inputs.get("is_resource_root", False))
     problems = []

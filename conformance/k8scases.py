@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 import kcel
 from conformance import k8s_correlation_cases, k8s_crd_cases, k8s_field_cases, k8s_schema_cases
+from conformance.k8s_values import decode, kcel_equal
 from conformance.outcome import Case, Outcome, SkipList, Unsupported
 from kcel.checker.types import BOOL, CelType
 from kcel.env import load_library
@@ -21,7 +21,6 @@ from kcel.k8s.schemas.escaping import unescape
 from kcel.k8s.schemas.schema import Schema
 from kcel.libs import Library, Overload, SizedCall
 from kcel.parser.macros import OPTIONALS, STANDARD, TWO_VAR
-from kcel.values import NONE, Optional, Uint
 
 # Kinds this runner does not run yet, and the issue that brings them.
 PENDING_KINDS: dict[str, str] = {}
@@ -255,40 +254,6 @@ def _variable(value: Any) -> Any:
     return decode(value)
 
 
-def decode(value: Any) -> Any:
-    """A case value in the README's encoding as the Python value kcel uses."""
-    if isinstance(value, list):
-        return [decode(v) for v in value]
-    if not isinstance(value, dict) or len(value) != 1:
-        return {k: decode(v) for k, v in value.items()} if isinstance(value, dict) else value
-    tag, payload = next(iter(value.items()))
-    simple = {"int": int, "uint": lambda v: Uint(int(v)), "double": float}
-    if tag in simple:
-        return simple[tag](payload)
-    if tag == "optional_none":
-        return NONE
-    if tag == "optional_of":
-        return Optional(decode(payload))
-    if tag in ("ip", "cidr", "quantity", "semver"):
-        return _typed(tag, payload)
-    return {tag: decode(payload)}
-
-
-def _typed(tag: str, text: str) -> Any:
-    program = kcel.Env(libraries=[*_all_known_libraries()]).compile(f"{tag}({json.dumps(text)})", check=False)
-    return program.evaluate()
-
-
-def _all_known_libraries() -> list[Library]:
-    libraries = [load_library(n) for n in ("operators", "standard", "network")]
-    for module in ("k8s_quantity", "k8s_semver"):
-        try:
-            libraries.append(_library(module, None))
-        except Unsupported:
-            pass
-    return libraries
-
-
 RUNNERS: dict[str, Callable[[Case], Outcome]] = {
     "eval": _eval, "cost": _eval, "env_compatibility": _env_compatibility,
     "call_result_size_estimate": _call_result_size_estimate,
@@ -296,16 +261,3 @@ RUNNERS: dict[str, Callable[[Case], Outcome]] = {
     **k8s_field_cases.RUNNERS, **k8s_correlation_cases.RUNNERS, **k8s_crd_cases.RUNNERS,
     **k8s_schema_cases.RUNNERS,
 }  # fmt: skip
-
-
-def kcel_equal(expected: Any, actual: Any) -> bool:
-    """CEL equality, with doubles compared by value (NaN matches NaN) and kinds kept apart."""
-    if isinstance(expected, float) and isinstance(actual, float):
-        return expected == actual or (math.isnan(expected) and math.isnan(actual))
-    if isinstance(expected, list) and isinstance(actual, (list, tuple)):
-        return len(expected) == len(actual) and all(map(kcel_equal, expected, actual))
-    if type(expected) is not type(actual) and not (isinstance(expected, dict) and isinstance(actual, Mapping)):
-        return False
-    from kcel.eval.equality import cel_equals
-
-    return cel_equals(expected, actual)

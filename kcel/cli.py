@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "repl":
             from kcel.repl import run
 
-            return run(k8s_version=args.k8s_version, history=args.history)
+            return run(k8s_version=args.k8s_version, history=args.history, kcel_version=package_version())
         return _evaluate(args)
     except CompileError as err:
         print(err, file=sys.stderr)

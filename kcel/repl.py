@@ -640,8 +640,8 @@ COMMANDS: dict[str, _Command] = {
 # -- the terminal --------------------------------------------------------------------------------
 
 
-def run(k8s_version: str | None = None, history: str | None = None) -> int:
-    """The interactive loop; returns the exit status (0 after Ctrl-D or %exit)."""
+def run(k8s_version: str | None = None, history: str | None = None, kcel_version: str = "") -> int:
+    """The interactive loop; returns the exit status (0 after Ctrl-D or %exit). `kcel_version` is for the banner."""
     session = Session(k8s_version)
     if not sys.stdin.isatty():
         return _run_plain(session)
@@ -661,9 +661,7 @@ def run(k8s_version: str | None = None, history: str | None = None) -> int:
         prompt_continuation=lambda width, line, wrap: CONTINUATION,
         style=_style(),
     )
-    from kcel.cli import package_version
-
-    print(f"kcel {package_version()} — CEL as the Kubernetes API server runs it.", end=" ")
+    print(f"kcel {kcel_version} — CEL as the Kubernetes API server runs it.", end=" ")
     print("%help lists the commands; Ctrl-D exits.")
     while True:
         try:

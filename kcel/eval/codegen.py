@@ -1,7 +1,8 @@
 """Plans an expression into the source of one Python function (stage 3, `plan`).
 
 Each AST node becomes a Python expression string; nodes that need control flow (`&&`, `||`,
-`?:`, comprehensions, optional `or`) first emit statements and then stand for a temporary.
+`?:`, comprehensions, optional `or`) first emit statements and then stand for a temporary
+(those are planned in `kcel.eval.control_flow`, writing through this module's `CodeGen`).
 When an argument emits statements, the arguments before it are spilled to temporaries so
 CEL's left-to-right order is kept. User text only ever enters the source through `repr()` of a
 str/bytes/int/float literal; every other value is bound into the function's namespace, and
@@ -16,7 +17,7 @@ value or error (`_m.see(id, lambda: ...)`) and each comprehension step (`_m.step
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,7 +26,8 @@ from kcel.checker.checker import Checked
 from kcel.checker.decls import Overload
 from kcel.checker.types import CelType
 from kcel.errors import EvalError, PlanError
-from kcel.eval import runtime
+from kcel.eval import control_flow, runtime
+from kcel.eval.control_flow import Local
 from kcel.eval.dispatch import dispatcher, metered_dispatcher
 from kcel.eval.writer import Writer
 from kcel.parser import Parsed
@@ -80,13 +82,6 @@ class Declarations(Protocol):
     def overloads(self, function: str) -> Sequence[Overload]: ...
 
 
-@dataclass
-class _Local:
-    py: str
-    may_hold_error: bool = False
-    lazy: bool = False
-
-
 @dataclass(frozen=True)
 class Plan:
     """The generated source and the namespace to execute it in."""
@@ -117,7 +112,7 @@ class CodeGen:
         self.chosen: Mapping[int, tuple[str, ...]] = checked.overloads if checked else {}
         self.w = Writer()
         self.namespace: dict[str, Any] = {f"_{name}": value for name, value in runtime.EXPORTED.items()}
-        self.scopes: list[dict[str, _Local]] = [{}]
+        self.scopes: list[dict[str, Local]] = [{}]
         self.variables: dict[str, str] = {}
         self.bound: dict[int, str] = {}
         self.counter = 0
@@ -163,7 +158,7 @@ class CodeGen:
             self.w.line(f"_m.add({self.pending})")
             self.pending = 0
 
-    def lookup(self, name: str) -> _Local | None:
+    def lookup(self, name: str) -> Local | None:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
@@ -206,7 +201,7 @@ class CodeGen:
         if isinstance(node, CreateMap):
             return self.create_map(node)
         if isinstance(node, Comprehension):
-            return self.comprehension(node, tolerant)
+            return control_flow.comprehension(self, node, tolerant)
         assert isinstance(node, CreateStruct)
         message = f"unsupported message creation: {node.type_name}"
         return f"_raise({self.bind(EvalError(message))})"
@@ -293,7 +288,7 @@ class CodeGen:
                 return self.bind(type_value, "_type")
         return self.variable(node.name.lstrip("."))
 
-    def local(self, local: _Local, tolerant: bool) -> str:
+    def local(self, local: Local, tolerant: bool) -> str:
         self.cost(1)
         if local.lazy:
             return f"_force({local.py})"
@@ -362,7 +357,7 @@ class CodeGen:
         return name
 
     def schema_object(self, node: Expr) -> Any:
-        """The schema type (kcel.k8s.decltypes.DeclType) of a node the checker typed as a schema object."""
+        """The schema type (kcel.k8s.schemas.decltypes.DeclType) of a node the checker typed as a schema object."""
         t = self.types.get(node.id)
         if t is not None and t.name == "optional_type" and t.params:
             t = t.params[0]
@@ -422,11 +417,11 @@ class CodeGen:
     def call(self, node: Call, tolerant: bool) -> str:
         fn = node.function
         if fn in ("_&&_", "_||_"):
-            return self.logic(node, tolerant)
+            return control_flow.logic(self, node, tolerant)
         if fn == "_?_:_":
-            return self.conditional(node, tolerant)
+            return control_flow.conditional(self, node, tolerant)
         if fn == "@not_strictly_false":
-            return self.not_strictly_false(node.args[0])
+            return control_flow.not_strictly_false(self, node.args[0])
         if fn == "!_":
             (operand,) = self.gen_args(node.args)
             self.cost(1)
@@ -452,9 +447,9 @@ class CodeGen:
             helper = "_map_insert" if len(args) == 3 else "_map_insert_entry"
             return f"{helper}({', '.join(args)})"
         if fn == "cel.@block":
-            return self.block(node)
+            return control_flow.block(self, node)
         if node.target is not None and fn in ("or", "orValue") and len(node.args) == 1:
-            return self.optional_or(node)
+            return control_flow.optional_or(self, node)
         return self.function_call(node)
 
     def binary(self, node: Call) -> str:
@@ -512,7 +507,7 @@ class CodeGen:
                 names.append(self.gen(node))
                 continue
             name = self.temp()
-            self.capture(node, name)
+            control_flow.capture(self, node, name)
             names.append(name)
             captured.append(name)
         failed = " or ".join(f"isinstance({n}, BaseException)" for n in captured)
@@ -575,109 +570,6 @@ class CodeGen:
         impl = self.bind(dispatcher(overloads), "_f")
         return f"{impl}({', '.join(texts)})"
 
-    # -- control flow ------------------------------------------------------------------------
-
-    def capture(self, node: Expr, into: str) -> None:
-        """`into = <node>`, with any CEL error caught and stored as a value."""
-        self.flush()
-        self.w.line("try:")
-        self.captures += 1
-        with self.w.indent():
-            text = self.gen(node, tolerant=True)
-            self.flush()
-            self.w.line(f"{into} = {text}")
-        self.captures -= 1
-        self.w.line("except _CostLimitExceeded:")  # never absorbed: the evaluation is cancelled
-        with self.w.indent():
-            self.w.line("raise")
-        self.w.line("except _CEL_ERRORS as _e:")
-        with self.w.indent():
-            self.w.line(f"{into} = _e")
-
-    def logic(self, node: Call, tolerant: bool) -> str:
-        """`&&`/`||`: short-circuit, and an error on one side loses to a deciding other side."""
-        decisive = "False" if node.function == "_&&_" else "True"
-        other = "True" if decisive == "False" else "False"
-        left, right, result = self.temp(), self.temp(), self.temp()
-        self.capture(node.args[0], left)
-        self.w.line(f"if {left} is {decisive}:")
-        with self.w.indent():
-            self.w.line(f"{result} = {decisive}")
-        self.w.line("else:")
-        with self.w.indent():
-            self.capture(node.args[1], right)
-            self.w.line(f"if {right} is {decisive} or ({left} is {other} and {right} is {other}):")
-            with self.w.indent():
-                self.w.line(f"{result} = {right}")
-            self.w.line("else:")
-            with self.w.indent():
-                self.w.line(f"{result} = _logic_error({left}, {right})")
-        if not tolerant:
-            self.w.line(f"if {result} is not True and {result} is not False:")
-            with self.w.indent():
-                self.w.line(f"raise {result}")
-        return result
-
-    def not_strictly_false(self, operand: Expr) -> str:
-        local = self.lookup(operand.name) if isinstance(operand, Ident) else None
-        if local is not None and not local.lazy:
-            self.cost(2)
-            return f"({local.py} is not False)"
-        if isinstance(operand, Call) and operand.function == "!_" and isinstance(operand.args[0], Ident):
-            inner = self.lookup(operand.args[0].name)
-            if inner is not None and not inner.lazy:
-                self.cost(3)
-                return f"({inner.py} is not True)"
-        value = self.temp()
-        self.capture(operand, value)
-        self.cost(1)
-        return f"({value} is not False)"
-
-    def conditional(self, node: Call, tolerant: bool) -> str:
-        cond, then, other = node.args
-        test = self.gen(cond)
-        result = self.temp()
-        self.flush()
-        self.w.line(f"if _conditional_test({test}):")
-        with self.w.indent():
-            self.w.line(f"{result} = {self.branch(then, tolerant)}")
-            self.flush()
-        self.w.line("else:")
-        with self.w.indent():
-            self.w.line(f"{result} = {self.branch(other, tolerant)}")
-            self.flush()
-        return result
-
-    def branch(self, node: Expr, tolerant: bool) -> str:
-        """A branch of `?:`; cel-go resolves a plain-attribute branch without charging its base."""
-        text = self.gen(node, tolerant)
-        if self.metered and self.is_attribute(node):
-            self.pending -= 1
-        self.flush()
-        return text
-
-    def optional_or(self, node: Call) -> str:
-        assert node.target is not None
-        target = self.gen(node.target)
-        result = self.temp()
-        self.flush()
-        self.w.line(f"{result} = {target}")
-        self.w.line(f"if _optional_missing({result}):")
-        with self.w.indent():
-            other = self.gen(node.args[0])
-            self.flush()
-            if node.function == "or":
-                self.w.line(f"{result} = _require_optional({other})")
-            else:
-                self.w.line(f"{result} = {other}")
-        if node.function == "orValue":
-            self.w.line("else:")
-            with self.w.indent():
-                self.w.line(f"{result} = {result}.value")
-        return result
-
-    # -- literals ----------------------------------------------------------------------------
-
     def create_list(self, node: CreateList) -> str:
         folded, value = self.constant(node)
         if folded:  # OptOptimize builds a constant list once, and it costs nothing
@@ -698,110 +590,6 @@ class CodeGen:
         if not pairs:
             return "{}"
         return f"_make_map_optional([{', '.join(pairs)}])"
-
-    # -- comprehensions ----------------------------------------------------------------------
-
-    def comprehension(self, node: Comprehension, tolerant: bool) -> str:
-        if _is_bind(node):
-            return self.bind_like(node, tolerant)
-        iter_range = self.gen(node.iter_range)
-        accu = _Local(self.temp("_a"), may_hold_error=_steps_tolerantly(node))
-        self.flush()
-        # An accumulator built by appending starts as a fresh list the loop may mutate.
-        appending = _appended_element(node) is not None
-        init = "[]" if appending else self.gen(node.accu_init)
-        if appending:
-            self.cost(0 if self.optimize else 10)
-        self.flush()
-        self.w.line(f"{accu.py} = {init}")
-        loop_vars = {node.iter_var: _Local(self.temp("_l"))}
-        if node.iter_var2:
-            loop_vars[node.iter_var2] = _Local(self.temp("_l"))
-            names = ", ".join(local.py for local in loop_vars.values())
-            self.w.line(f"for {names} in _iterate_pairs({iter_range}):")
-        else:
-            self.w.line(f"for {loop_vars[node.iter_var].py} in _iterate({iter_range}):")
-        self.scopes.append({**loop_vars, node.accu_var: accu})
-        with self.w.indent():
-            if self.traced:
-                self.w.line(f"_m.step({node.id}, ({', '.join(local.py for local in loop_vars.values())},))")
-            self.loop_body(node, accu)
-        self.scopes.pop()
-        self.scopes.append({node.accu_var: accu})
-        result = self.gen(node.result, tolerant)
-        self.scopes.pop()
-        return result
-
-    def loop_body(self, node: Comprehension, accu: _Local) -> None:
-        if not (isinstance(node.loop_condition, Const) and node.loop_condition.value is True):
-            condition = self.gen(node.loop_condition)
-            self.flush()
-            self.w.line(f"if not {condition}:")
-            with self.w.indent():
-                self.w.line("break")
-        appended = _appended_element(node)
-        if appended is not None:
-            guard, element = appended
-            self.loop_append(accu, guard, element)
-            return
-        step = self.gen(node.loop_step, tolerant=accu.may_hold_error)
-        self.flush()
-        self.w.line(f"{accu.py} = {step}")
-        if self.metered:
-            self.w.line("_m.add(0)")
-
-    def loop_append(self, accu: _Local, guard: Expr | None, element: Expr) -> None:
-        """`@result + [e]` (map, filter) appends in place: linear, not quadratic."""
-        if guard is not None:
-            test = self.gen(guard)
-            self.flush()
-            self.w.line(f"if _conditional_test({test}):")
-            with self.w.indent():
-                self.append_element(accu, element)
-        else:
-            self.append_element(accu, element)
-
-    def append_element(self, accu: _Local, element: Expr) -> None:
-        value = self.gen(element)
-        self.cost(1 + 10 + 1)  # read @result, the one-element list literal, `+`
-        self.flush()
-        self.w.line(f"{accu.py}.append({value})")
-
-    def bind_like(self, node: Comprehension, tolerant: bool) -> str:
-        """`cel.bind` and friends: a variable whose initialiser runs on first use, at most once."""
-        local = self.lazy_local(node.accu_init)
-        self.scopes.append({node.accu_var: local})
-        result = self.gen(node.result, tolerant)
-        self.scopes.pop()
-        return result
-
-    def lazy_local(self, init: Expr) -> _Local:
-        if isinstance(init, (Const, Ident)) or (isinstance(init, CreateList) and not init.elements):
-            text = self.gen(init)
-            name = self.temp("_b")
-            self.flush()
-            self.w.line(f"{name} = {text}")
-            return _Local(name)
-        function, cell = self.temp("_init"), self.temp("_cell")
-        self.flush()
-        self.w.line(f"def {function}():")
-        with self.w.indent():
-            text = self.gen(init)
-            self.flush()
-            self.w.line(f"return {text}")
-        self.w.line(f"{cell} = _Lazy({function})")
-        return _Local(cell, lazy=True)
-
-    def block(self, node: Call) -> str:
-        slots, result = node.args
-        assert isinstance(slots, CreateList)
-        scope: dict[str, _Local] = {}
-        self.scopes.append(scope)
-        for i, slot in enumerate(slots.elements):
-            scope[f"@index{i}"] = self.lazy_local(slot)
-        text = self.gen(result)
-        self.scopes.pop()
-        return text
 
 
 def _const_values(node: Expr) -> list[Any]:
@@ -828,53 +616,7 @@ def _constant_strings(node: Expr) -> bool:
     )
 
 
-def _is_bind(node: Comprehension) -> bool:
-    return (
-        isinstance(node.iter_range, CreateList)
-        and not node.iter_range.elements
-        and isinstance(node.loop_condition, Const)
-        and node.loop_condition.value is False
-    )
-
-
-def _steps_tolerantly(node: Comprehension) -> bool:
-    """An `all`/`exists` accumulator may hold an error that a later element absorbs."""
-    step = node.loop_step
-    return isinstance(step, Call) and step.function in ("_&&_", "_||_")
-
-
-def _appended_element(node: Comprehension) -> tuple[Expr | None, Expr] | None:
-    """(guard, element) when the step is `@result + [e]` or `g ? @result + [e] : @result`."""
-    accu = node.accu_var
-    step, guard = node.loop_step, None
-    if isinstance(step, Call) and step.function == "_?_:_" and _is_ident(step.args[2], accu):
-        guard, step = step.args[0], step.args[1]
-    if not (isinstance(node.accu_init, CreateList) and not node.accu_init.elements):
-        return None
-    if (
-        isinstance(step, Call)
-        and step.function == "_+_"
-        and _is_ident(step.args[0], accu)
-        and isinstance(step.args[1], CreateList)
-        and len(step.args[1].elements) == 1
-        and not step.args[1].optional_indices
-    ):
-        return guard, step.args[1].elements[0]
-    return None
-
-
-def _is_ident(node: Expr, name: str) -> bool:
-    return isinstance(node, Ident) and node.name == name
-
-
 def _metered_module() -> Any:
     from kcel.eval import metered
 
     return metered
-
-
-def compile_plan(plan: Plan, filename: str) -> Callable[..., Any]:
-    namespace = dict(plan.namespace)
-    code = compile(plan.source, filename, "exec")
-    exec(code, namespace)
-    return namespace[plan.function_name]  # type: ignore[no-any-return]

@@ -49,6 +49,7 @@ DECISION_TYPE = CelType("kubernetes.authorization.Decision", kind="message")
 # -- what an authorizer is asked and answers (k8s.io/apiserver authorizer.Attributes and Decision) ------
 # The contract between the CEL `authorizer` variable and the object the embedding application supplies.
 
+
 @dataclass(frozen=True)
 class UserInfo:
     """The requesting user (Go's `user.Info`): groups are what RBAC Group subjects match against."""

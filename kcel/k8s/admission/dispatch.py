@@ -9,9 +9,9 @@ published as `<policy>/<key>`. Params and Namespaces come from the loaded object
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kcel.k8s.admission.compilation import CompiledPolicy
 from kcel.k8s.admission.decision import CODES, Decision, Evaluation
@@ -21,9 +21,6 @@ from kcel.k8s.admission.model import AUDIT, DENY, FAIL, WARN, Binding, Policy
 from kcel.k8s.admission.request import attributes_of, cel_request, object_name, resource_for, split_api_version
 from kcel.k8s.authorization.rbac import RBACAuthorizer
 from kcel.libs.k8s_authz import Authorizer, GroupCheck, ResourceCheck, UserInfo, authorizer_value
-
-if TYPE_CHECKING:
-    from kcel.k8s.admission.policyset import PolicySet
 
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
 MAX_VALIDATION_FAILURES = 50
@@ -165,7 +162,9 @@ class _Denial:
 class Admission:
     """The state of one `admit` call (never shared between threads)."""
 
-    policies: PolicySet
+    policies: Sequence[CompiledPolicy]
+    bindings: Mapping[str, tuple[Binding, ...]]  # by policy name, in the order they apply
+    resources: Resources  # what params and namespaces are looked up in
     request: Mapping[str, Any]
     authorizer: Authorizer | None
     meter: Meter
@@ -186,10 +185,10 @@ class Admission:
         if is_namespace and attributes.operation in ("CREATE", "UPDATE"):
             labels: Mapping[str, str] = _labels(attributes.object)
         else:
-            labels = _labels(self.policies.resources.namespace(attributes.namespace)) if attributes.namespace else {}
+            labels = _labels(self.resources.namespace(attributes.namespace)) if attributes.namespace else {}
         kind = attributes.kind
         name = "" if (kind.group, kind.version, kind.kind) == ("", "v1", "Namespace") else attributes.namespace
-        return labels, namespace_object(self.policies.resources.namespace(name)) if name else None
+        return labels, namespace_object(self.resources.namespace(name)) if name else None
 
     def _authorizer(self) -> tuple[Any, Any]:
         user = self.request.get("userInfo") if isinstance(self.request.get("userInfo"), Mapping) else {}
@@ -204,7 +203,7 @@ class Admission:
         return value, check
 
     def run(self) -> Decision:
-        for compiled in self.policies.policies:
+        for compiled in self.policies:
             self.policy(compiled)
         if self.failures:
             self.annotations[VALIDATION_FAILURE_KEY] = go_json(self.failures[:MAX_VALIDATION_FAILURES])
@@ -216,7 +215,7 @@ class Admission:
         if match is None:
             return
         collected: dict[str, list[str]] = {}
-        for binding in self.policies.bindings.get(policy.name, ()):
+        for binding in self.bindings.get(policy.name, ()):
             if (
                 binding.match_resources is not None
                 and matches(binding.match_resources, self.attributes, self.namespace_labels) is None
@@ -224,7 +223,7 @@ class Admission:
                 self.evaluations.append(Evaluation(policy.name, binding.name, "", "binding-not-matched"))
                 continue
             try:
-                params = collect_params(policy, binding, self.attributes.namespace, self.policies.resources)
+                params = collect_params(policy, binding, self.attributes.namespace, self.resources)
             except ConfigError as err:
                 self.config_error(policy, binding, str(err))
                 continue

@@ -80,7 +80,7 @@ class PolicySet:
         which has no opinion); `deadline` is a time.monotonic() instant after which expressions still to run
         fail with "operation interrupted", under the policy's failure policy.
         """
-        return Admission(self, request, authorizer, Meter(deadline)).run()
+        return Admission(self.policies, self.bindings, self.resources, request, authorizer, Meter(deadline)).run()
 
 
 def _compile_problems(policies: Sequence[CompiledPolicy]) -> list[str]:

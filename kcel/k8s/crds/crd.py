@@ -23,7 +23,6 @@ from kcel.k8s.customresources.pipeline import FIELD_VALIDATIONS, Request, admit
 from kcel.k8s.manifests.decoding import Document, decode_documents
 from kcel.k8s.rules.cost import (
     STATIC_ESTIMATED_COST_LIMIT,
-    ExpressionCost,
     Multiplier,
     TotalCost,
     child_cardinality,
@@ -32,7 +31,7 @@ from kcel.k8s.rules.cost import (
     times_cardinality,
 )
 from kcel.k8s.rules.fieldpath import FieldPathError, valid_field_path
-from kcel.k8s.rules.validation import CompiledRule, RuleEnvironments, Validator, compile_rules
+from kcel.k8s.rules.validation import CompiledRule, ExpressionCost, RuleEnvironments, Validator, compile_rules
 from kcel.k8s.schemas.decltypes import DeclType, schema_decl_type
 from kcel.k8s.schemas.escaping import escape
 from kcel.k8s.schemas.schema import Schema, SchemaError, ValidationRule

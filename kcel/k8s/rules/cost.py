@@ -9,7 +9,6 @@ pkg/apis/apiextensions/validation (`StaticEstimatedCostLimit`, `StaticEstimatedC
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from kcel.checker.types import CelType
 from kcel.cost import Path
@@ -17,9 +16,6 @@ from kcel.k8s import field as fe
 from kcel.k8s.schemas.decltypes import MAX_REQUEST_SIZE_BYTES, DeclType
 from kcel.k8s.schemas.schema import Schema
 from kcel.libs import UINT64_MAX, SizeEstimate
-
-if TYPE_CHECKING:
-    from kcel.k8s.rules.validation import CompiledRule
 
 STATIC_ESTIMATED_COST_LIMIT = 10_000_000  # one rule (times its cardinality) or one messageExpression
 STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000  # all of them in one schema
@@ -111,34 +107,6 @@ class Multiplier:
     @property
     def bound(self) -> int | None:
         return max_elements(self.schema)
-
-
-@dataclass(frozen=True)
-class ExpressionCost:
-    """One rule's (or messageExpression's) estimated cost, as the API server checks it on CRD create."""
-
-    path: fe.Path  # `...x-kubernetes-validations[0].rule`
-    compiled: CompiledRule
-    message: bool  # the messageExpression, not the rule
-    cardinality: int | None  # how often the rule can run; None when a list or map above it is unbounded
-    cost: int  # the estimate times the cardinality (the messageExpression's is not multiplied)
-    location: str  # where the data is: `spec.containers[*]`
-    multipliers: tuple[Multiplier, ...]  # the lists and maps above it, outermost first
-
-    @property
-    def expression(self) -> str:
-        return (self.compiled.rule.message_expression or "") if self.message else self.compiled.rule.rule
-
-    @property
-    def estimated(self) -> int:
-        """The estimate of one evaluation."""
-        return self.compiled.message_max_cost if self.message else self.compiled.max_cost
-
-    @property
-    def effective_cardinality(self) -> int:
-        if self.message:
-            return 1
-        return self.compiled.max_cardinality if self.cardinality is None else self.cardinality
 
 
 @dataclass

@@ -16,10 +16,10 @@ from kcel.cost import Path
 from kcel.env import Env
 from kcel.k8s.rules.cost import (
     STATIC_ESTIMATED_COST_LIMIT,
-    ExpressionCost,
     SchemaSizes,
     times_cardinality,
 )
+from kcel.k8s.rules.validation import ExpressionCost
 from kcel.k8s.schemas.decltypes import DeclType
 from kcel.libs import UINT64_MAX, SizeEstimate
 

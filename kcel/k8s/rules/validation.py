@@ -22,7 +22,7 @@ from kcel.errors import CompileError, CostLimitExceeded, EvalError, PlanError
 from kcel.eval.program import Program
 from kcel.k8s import field as fe
 from kcel.k8s.environment import DEFAULT_COMPATIBILITY, configuration, parse_version
-from kcel.k8s.rules.cost import SchemaSizes, max_cardinality
+from kcel.k8s.rules.cost import Multiplier, SchemaSizes, max_cardinality
 from kcel.k8s.rules.fieldpath import FieldPathError, valid_field_path
 from kcel.k8s.schemas.correlation import CorrelatedObject
 from kcel.k8s.schemas.decltypes import DeclType, assign_type_name, schema_decl_type, with_type_and_object_meta
@@ -86,6 +86,34 @@ class CompiledRule:
         env = program.declarations
         assert isinstance(env, Env)
         return env.estimate_cost(program, SchemaSizes(self.self_type)).max
+
+
+@dataclass(frozen=True)
+class ExpressionCost:
+    """One rule's (or messageExpression's) estimated cost, as the API server checks it on CRD create."""
+
+    path: fe.Path  # `...x-kubernetes-validations[0].rule`
+    compiled: CompiledRule
+    message: bool  # the messageExpression, not the rule
+    cardinality: int | None  # how often the rule can run; None when a list or map above it is unbounded
+    cost: int  # the estimate times the cardinality (the messageExpression's is not multiplied)
+    location: str  # where the data is: `spec.containers[*]`
+    multipliers: tuple[Multiplier, ...]  # the lists and maps above it, outermost first
+
+    @property
+    def expression(self) -> str:
+        return (self.compiled.rule.message_expression or "") if self.message else self.compiled.rule.rule
+
+    @property
+    def estimated(self) -> int:
+        """The estimate of one evaluation."""
+        return self.compiled.message_max_cost if self.message else self.compiled.max_cost
+
+    @property
+    def effective_cardinality(self) -> int:
+        if self.message:
+            return 1
+        return self.compiled.max_cardinality if self.cardinality is None else self.cardinality
 
 
 class RuleEnvironments:

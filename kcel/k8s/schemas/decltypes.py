@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from kcel.checker.types import BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, CelType, list_of, map_of
+from kcel.k8s.schemas import values
 from kcel.k8s.schemas.escaping import RESERVED, escape
 from kcel.k8s.schemas.schema import Schema
 
@@ -51,8 +52,6 @@ class DeclField:
 
     @cached_property
     def access(self) -> FieldAccess:
-        from kcel.k8s.schemas import values
-
         return FieldAccess(values.field_reader(self), values.field_tester(self), values.optional_field_reader(self))
 
 
@@ -104,15 +103,11 @@ class DeclType:
     @cached_property
     def converter(self) -> Callable[[Any], Any] | None:
         """JSON data (not null) to its CEL value; None when the data is used as it is (kcel.k8s.schemas.values)."""
-        from kcel.k8s.schemas import values
-
         return values.make_converter(self)
 
     @cached_property
     def equals(self) -> Callable[[Any, Any], bool]:
         """`==` with a value of this type on the left (objects compare by their schema)."""
-        from kcel.k8s.schemas import values
-
         return values.make_equality(self)
 
     @property
@@ -163,12 +158,12 @@ def _list_type(schema: Schema) -> DeclType | None:
 def _object_or_map_type(schema: Schema) -> DeclType | None:
     additional = schema.additional_properties
     if isinstance(additional, Schema):
-        values = schema_decl_type(additional, additional.embedded_resource)
-        if values is None:
+        value_type = schema_decl_type(additional, additional.embedded_resource)
+        if value_type is None:
             return None
         # each entry takes at least its value, two quotes, a colon, a comma and a one-byte key
-        max_properties = _declared_or(schema.max_properties, (MAX_REQUEST_SIZE_BYTES - 2) // (values.min_size + 6))
-        return DeclType("map", schema, max_properties, 2, elem=values)
+        max_properties = _declared_or(schema.max_properties, (MAX_REQUEST_SIZE_BYTES - 2) // (value_type.min_size + 6))
+        return DeclType("map", schema, max_properties, 2, elem=value_type)
     fields: dict[str, DeclField] = {}
     required = set(schema.required)
     min_size = 2  # `{}`

@@ -13,18 +13,47 @@ import binascii
 import contextlib
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from kcel.errors import EvalError
 from kcel.eval.equality import cel_equals
 from kcel.k8s.schemas.correlation import deep_equal
-from kcel.k8s.schemas.decltypes import DeclField, DeclType
 from kcel.k8s.schemas.escaping import escape
 from kcel.k8s.schemas.maplist import item_key
+from kcel.k8s.schemas.schema import Schema
 from kcel.temporal import Duration, Timestamp
 from kcel.values import NONE, Optional, TypedList
 
 Convert = Callable[[Any], Any]
+
+
+class DeclType(Protocol):
+    """What reading data needs of a schema's CEL type (`kcel.k8s.schemas.decltypes.DeclType`, which builds
+    its readers, converter and equality from this module and caches them)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def schema(self) -> Schema | None: ...
+    @property
+    def elem(self) -> DeclType | None: ...
+    @property
+    def fields_by_key(self) -> Mapping[str, DeclField]: ...
+    @property
+    def converter(self) -> Convert | None: ...
+    @property
+    def equals(self) -> Callable[[Any, Any], bool]: ...
+
+
+class DeclField(Protocol):
+    """What reading data needs of an object property's declaration (`kcel.k8s.schemas.decltypes.DeclField`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def type(self) -> DeclType: ...
 
 
 def no_such_key(name: str) -> EvalError:

@@ -1,0 +1,313 @@
+"""Plans the CEL nodes that need Python statements, not just an expression (part of stage 3, `plan`).
+
+`kcel.eval.codegen` turns most nodes into one Python expression; the ones here first write
+statements and then stand for a temporary: `&&`/`||` and `@not_strictly_false` (which catch an
+operand's error as a value), `?:`, optional `or`/`orValue`, comprehensions (the macros' loops),
+and the local variables of `cel.bind` and `cel.@block`. Each function takes the planner (`cg`, a
+`kcel.eval.codegen.CodeGen`) and writes through it, so the two modules share one writer and scope stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from kcel.eval.writer import Writer
+from kcel.parser.ast import Call, Comprehension, Const, CreateList, Expr, Ident
+
+
+@dataclass
+class Local:
+    """A CEL variable bound by a comprehension, `cel.bind` or `cel.@block`, and the Python name holding it."""
+
+    py: str
+    may_hold_error: bool = False  # an `all`/`exists` accumulator holding an error a later step may absorb
+    lazy: bool = False  # a `_Lazy` cell, evaluated on first use
+
+
+class Planner(Protocol):
+    """What these functions use of the code generator planning the expression (`CodeGen`)."""
+
+    w: Writer
+    scopes: list[dict[str, Local]]
+    metered: bool  # counting cost as it runs
+    traced: bool  # reporting each node's value to a tracer
+    optimize: bool  # constant literals are folded (cel-go's OptOptimize)
+    pending: int  # static cost not yet written out
+    captures: int  # `try` blocks of `capture` around the code being generated
+
+    def gen(self, node: Expr, tolerant: bool = False) -> str: ...
+    def flush(self) -> None: ...
+    def temp(self, prefix: str = "_t") -> str: ...
+    def cost(self, amount: int) -> None: ...
+    def lookup(self, name: str) -> Local | None: ...
+    def is_attribute(self, node: Expr) -> bool: ...
+
+
+# -- errors as values, branches ---------------------------------------------------------------
+
+
+def capture(cg: Planner, node: Expr, into: str) -> None:
+    """`into = <node>`, with any CEL error caught and stored as a value."""
+    cg.flush()
+    cg.w.line("try:")
+    cg.captures += 1
+    with cg.w.indent():
+        text = cg.gen(node, tolerant=True)
+        cg.flush()
+        cg.w.line(f"{into} = {text}")
+    cg.captures -= 1
+    cg.w.line("except _CostLimitExceeded:")  # never absorbed: the evaluation is cancelled
+    with cg.w.indent():
+        cg.w.line("raise")
+    cg.w.line("except _CEL_ERRORS as _e:")
+    with cg.w.indent():
+        cg.w.line(f"{into} = _e")
+
+
+def logic(cg: Planner, node: Call, tolerant: bool) -> str:
+    """`&&`/`||`: short-circuit, and an error on one side loses to a deciding other side."""
+    decisive = "False" if node.function == "_&&_" else "True"
+    other = "True" if decisive == "False" else "False"
+    left, right, result = cg.temp(), cg.temp(), cg.temp()
+    capture(cg, node.args[0], left)
+    cg.w.line(f"if {left} is {decisive}:")
+    with cg.w.indent():
+        cg.w.line(f"{result} = {decisive}")
+    cg.w.line("else:")
+    with cg.w.indent():
+        capture(cg, node.args[1], right)
+        cg.w.line(f"if {right} is {decisive} or ({left} is {other} and {right} is {other}):")
+        with cg.w.indent():
+            cg.w.line(f"{result} = {right}")
+        cg.w.line("else:")
+        with cg.w.indent():
+            cg.w.line(f"{result} = _logic_error({left}, {right})")
+    if not tolerant:
+        cg.w.line(f"if {result} is not True and {result} is not False:")
+        with cg.w.indent():
+            cg.w.line(f"raise {result}")
+    return result
+
+
+def not_strictly_false(cg: Planner, operand: Expr) -> str:
+    """The loop condition of `all`/`exists`: true unless the operand is `false` (an error keeps looping)."""
+    local = cg.lookup(operand.name) if isinstance(operand, Ident) else None
+    if local is not None and not local.lazy:
+        cg.cost(2)
+        return f"({local.py} is not False)"
+    if isinstance(operand, Call) and operand.function == "!_" and isinstance(operand.args[0], Ident):
+        inner = cg.lookup(operand.args[0].name)
+        if inner is not None and not inner.lazy:
+            cg.cost(3)
+            return f"({inner.py} is not True)"
+    value = cg.temp()
+    capture(cg, operand, value)
+    cg.cost(1)
+    return f"({value} is not False)"
+
+
+def conditional(cg: Planner, node: Call, tolerant: bool) -> str:
+    """`c ? a : b` as an `if` statement; only the chosen branch is evaluated."""
+    cond, then, other = node.args
+    test = cg.gen(cond)
+    result = cg.temp()
+    cg.flush()
+    cg.w.line(f"if _conditional_test({test}):")
+    with cg.w.indent():
+        cg.w.line(f"{result} = {_branch(cg, then, tolerant)}")
+        cg.flush()
+    cg.w.line("else:")
+    with cg.w.indent():
+        cg.w.line(f"{result} = {_branch(cg, other, tolerant)}")
+        cg.flush()
+    return result
+
+
+def _branch(cg: Planner, node: Expr, tolerant: bool) -> str:
+    """A branch of `?:`; cel-go resolves a plain-attribute branch without charging its base."""
+    text = cg.gen(node, tolerant)
+    if cg.metered and cg.is_attribute(node):
+        cg.pending -= 1
+    cg.flush()
+    return text
+
+
+def optional_or(cg: Planner, node: Call) -> str:
+    """`a.or(b)` / `a.orValue(b)`: `b` is evaluated only when the optional `a` is empty."""
+    assert node.target is not None
+    target = cg.gen(node.target)
+    result = cg.temp()
+    cg.flush()
+    cg.w.line(f"{result} = {target}")
+    cg.w.line(f"if _optional_missing({result}):")
+    with cg.w.indent():
+        other = cg.gen(node.args[0])
+        cg.flush()
+        if node.function == "or":
+            cg.w.line(f"{result} = _require_optional({other})")
+        else:
+            cg.w.line(f"{result} = {other}")
+    if node.function == "orValue":
+        cg.w.line("else:")
+        with cg.w.indent():
+            cg.w.line(f"{result} = {result}.value")
+    return result
+
+
+# -- comprehensions and local variables ----------------------------------------------------
+
+
+def comprehension(cg: Planner, node: Comprehension, tolerant: bool) -> str:
+    """A macro's loop as a Python `for` over the range, its accumulator in a temporary."""
+    if _is_bind(node):
+        return _bind_like(cg, node, tolerant)
+    iter_range = cg.gen(node.iter_range)
+    accu = Local(cg.temp("_a"), may_hold_error=_steps_tolerantly(node))
+    cg.flush()
+    # An accumulator built by appending starts as a fresh list the loop may mutate.
+    appending = _appended_element(node) is not None
+    init = "[]" if appending else cg.gen(node.accu_init)
+    if appending:
+        cg.cost(0 if cg.optimize else 10)
+    cg.flush()
+    cg.w.line(f"{accu.py} = {init}")
+    loop_vars = {node.iter_var: Local(cg.temp("_l"))}
+    if node.iter_var2:
+        loop_vars[node.iter_var2] = Local(cg.temp("_l"))
+        names = ", ".join(local.py for local in loop_vars.values())
+        cg.w.line(f"for {names} in _iterate_pairs({iter_range}):")
+    else:
+        cg.w.line(f"for {loop_vars[node.iter_var].py} in _iterate({iter_range}):")
+    cg.scopes.append({**loop_vars, node.accu_var: accu})
+    with cg.w.indent():
+        if cg.traced:
+            cg.w.line(f"_m.step({node.id}, ({', '.join(local.py for local in loop_vars.values())},))")
+        _loop_body(cg, node, accu)
+    cg.scopes.pop()
+    cg.scopes.append({node.accu_var: accu})
+    result = cg.gen(node.result, tolerant)
+    cg.scopes.pop()
+    return result
+
+
+def _loop_body(cg: Planner, node: Comprehension, accu: Local) -> None:
+    """One iteration: stop when the loop condition fails, else step the accumulator."""
+    if not (isinstance(node.loop_condition, Const) and node.loop_condition.value is True):
+        condition = cg.gen(node.loop_condition)
+        cg.flush()
+        cg.w.line(f"if not {condition}:")
+        with cg.w.indent():
+            cg.w.line("break")
+    appended = _appended_element(node)
+    if appended is not None:
+        guard, element = appended
+        _loop_append(cg, accu, guard, element)
+        return
+    step = cg.gen(node.loop_step, tolerant=accu.may_hold_error)
+    cg.flush()
+    cg.w.line(f"{accu.py} = {step}")
+    if cg.metered:
+        cg.w.line("_m.add(0)")
+
+
+def _loop_append(cg: Planner, accu: Local, guard: Expr | None, element: Expr) -> None:
+    """`@result + [e]` (map, filter) appends in place: linear, not quadratic."""
+    if guard is not None:
+        test = cg.gen(guard)
+        cg.flush()
+        cg.w.line(f"if _conditional_test({test}):")
+        with cg.w.indent():
+            _append_element(cg, accu, element)
+    else:
+        _append_element(cg, accu, element)
+
+
+def _append_element(cg: Planner, accu: Local, element: Expr) -> None:
+    value = cg.gen(element)
+    cg.cost(1 + 10 + 1)  # read @result, the one-element list literal, `+`
+    cg.flush()
+    cg.w.line(f"{accu.py}.append({value})")
+
+
+def _bind_like(cg: Planner, node: Comprehension, tolerant: bool) -> str:
+    """`cel.bind` and friends: a variable whose initialiser runs on first use, at most once."""
+    local = _lazy_local(cg, node.accu_init)
+    cg.scopes.append({node.accu_var: local})
+    result = cg.gen(node.result, tolerant)
+    cg.scopes.pop()
+    return result
+
+
+def _lazy_local(cg: Planner, init: Expr) -> Local:
+    """A local for `init`: a plain temporary when it is trivial, else a `_Lazy` cell."""
+    if isinstance(init, (Const, Ident)) or (isinstance(init, CreateList) and not init.elements):
+        text = cg.gen(init)
+        name = cg.temp("_b")
+        cg.flush()
+        cg.w.line(f"{name} = {text}")
+        return Local(name)
+    function, cell = cg.temp("_init"), cg.temp("_cell")
+    cg.flush()
+    cg.w.line(f"def {function}():")
+    with cg.w.indent():
+        text = cg.gen(init)
+        cg.flush()
+        cg.w.line(f"return {text}")
+    cg.w.line(f"{cell} = _Lazy({function})")
+    return Local(cell, lazy=True)
+
+
+def block(cg: Planner, node: Call) -> str:
+    """`cel.@block([slots], result)`: each slot `@indexN` is a lazy local, as for `cel.bind`."""
+    slots, result = node.args
+    assert isinstance(slots, CreateList)
+    scope: dict[str, Local] = {}
+    cg.scopes.append(scope)
+    for i, slot in enumerate(slots.elements):
+        scope[f"@index{i}"] = _lazy_local(cg, slot)
+    text = cg.gen(result)
+    cg.scopes.pop()
+    return text
+
+
+# -- recognising macro shapes ------------------------------------------------------------------
+
+
+def _is_bind(node: Comprehension) -> bool:
+    return (
+        isinstance(node.iter_range, CreateList)
+        and not node.iter_range.elements
+        and isinstance(node.loop_condition, Const)
+        and node.loop_condition.value is False
+    )
+
+
+def _steps_tolerantly(node: Comprehension) -> bool:
+    """An `all`/`exists` accumulator may hold an error that a later element absorbs."""
+    step = node.loop_step
+    return isinstance(step, Call) and step.function in ("_&&_", "_||_")
+
+
+def _appended_element(node: Comprehension) -> tuple[Expr | None, Expr] | None:
+    """(guard, element) when the step is `@result + [e]` or `g ? @result + [e] : @result`."""
+    accu = node.accu_var
+    step, guard = node.loop_step, None
+    if isinstance(step, Call) and step.function == "_?_:_" and _is_ident(step.args[2], accu):
+        guard, step = step.args[0], step.args[1]
+    if not (isinstance(node.accu_init, CreateList) and not node.accu_init.elements):
+        return None
+    if (
+        isinstance(step, Call)
+        and step.function == "_+_"
+        and _is_ident(step.args[0], accu)
+        and isinstance(step.args[1], CreateList)
+        and len(step.args[1].elements) == 1
+        and not step.args[1].optional_indices
+    ):
+        return guard, step.args[1].elements[0]
+    return None
+
+
+def _is_ident(node: Expr, name: str) -> bool:
+    return isinstance(node, Ident) and node.name == name
