@@ -7,6 +7,7 @@ starlette, uvicorn and prometheus_client, which `run` imports when the server ac
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import os
 import sys
@@ -64,8 +65,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
     net.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"), help="default info")
 
 
+SERVER_PACKAGES = ("starlette", "uvicorn", "prometheus_client")
+"""What the server runs on: the `serve` extra, left out of a plain `pip install kcel`."""
+
+
+def missing_server_packages() -> list[str]:
+    """The server packages that cannot be imported (found without importing them: prometheus_client must not be
+    imported before PROMETHEUS_MULTIPROC_DIR is set)."""
+    missing = []
+    for name in SERVER_PACKAGES:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ValueError:  # in sys.modules as None: imports of it fail
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
 def run(args: argparse.Namespace) -> int:
-    """Start the server and block until SIGTERM/SIGINT; exit status 2 for unusable options, 1 for a bad certificate."""
+    """Start the server and block until SIGTERM/SIGINT; exit status 2 for unusable options or a missing server
+    package, 1 for a bad certificate."""
+    if missing := missing_server_packages():
+        print(f"kcel serve needs {', '.join(missing)}: pip install 'kcel[serve]'", file=sys.stderr)
+        return 2
     from kcel.webhook import logs
 
     logs.configure(args.log_level)

@@ -1,0 +1,182 @@
+"""The shape of the code base: stages import only earlier stages, no import cycles, no module over 800 lines,
+and a lean core (`import kcel` loads no front end; `pip install kcel` pulls no webhook server)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_LINES = 800
+
+# Packages in pipeline order: a module may import its own layer and the ones before it, never a later one.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("kcel.errors", "kcel.values", "kcel.temporal", "kcel.goregex"),  # values, errors, Go's time and regexp
+    ("kcel.parser",),
+    ("kcel.checker",),  # with kcel.checker.decls, the row type of every library table
+    ("kcel.eval",),
+    ("kcel.cost",),
+    ("kcel.libs",),
+    ("kcel", "kcel.env", "kcel.k8s.environment"),  # Env(k8s_version=...) picks libraries by Kubernetes version
+    ("kcel.k8s", "kcel.k8s.field"),
+    ("kcel.k8s.schemas",),
+    ("kcel.k8s.manifests",),
+    ("kcel.k8s.authorization",),
+    ("kcel.k8s.rules",),
+    ("kcel.k8s.customresources",),
+    ("kcel.k8s.crds",),
+    ("kcel.k8s.admission",),
+    ("kcel.repl",),
+    ("kcel.webhook",),
+    ("kcel.cli",),
+)
+LAZY_FRONT_ENDS = ("kcel.repl", "kcel.webhook", "kcel.k8s.admission", "kcel.cli")
+SERVER_PACKAGES = ("starlette", "uvicorn", "prometheus_client")
+
+
+def _modules(package: str) -> dict[str, Path]:
+    found = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def _imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
+    """Every module of the project `name` imports: at the top, inside functions and under TYPE_CHECKING alike."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                yield target
+
+
+def _graph(package: str) -> dict[str, set[str]]:
+    known = _modules(package)
+    return {name: set(_imports(name, path, known)) for name, path in known.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        cycles.append(sorted(component))
+    return cycles
+
+
+def _layer(module: str) -> int:
+    """The index of the most specific layer entry naming the module or a package above it."""
+    best, best_length = -1, -1
+    for i, names in enumerate(LAYERS):
+        for prefix in names:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_length:
+                best, best_length = i, len(prefix)
+    return best
+
+
+@pytest.mark.parametrize("package", ["kcel", "conformance"])
+def test_no_import_cycles(package: str) -> None:
+    assert _cycles(_graph(package)) == []
+
+
+def test_cycle_finder_finds_cycles() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [name for name in _modules("kcel") if _layer(name) < 0] == []
+
+
+def test_stages_import_only_earlier_stages() -> None:
+    late = [
+        f"{name} imports {target}"
+        for name, targets in _graph("kcel").items()
+        for target in sorted(targets)
+        if _layer(target) > _layer(name)
+    ]
+    assert late == []
+
+
+def test_layers_tell_a_late_import() -> None:
+    assert _layer("kcel.checker.checker") < _layer("kcel.libs.strings") < _layer("kcel.k8s.schemas.values")
+    assert _layer("kcel.k8s.environment") < _layer("kcel.k8s.field") < _layer("kcel.k8s.admission.dispatch")
+
+
+@pytest.mark.parametrize("package", ["kcel", "conformance"])
+def test_no_module_over_the_line_limit(package: str) -> None:
+    sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in _modules(package).items()}
+    assert {name: lines for name, lines in sizes.items() if lines > MAX_LINES} == {}
+
+
+def test_import_kcel_loads_no_front_end() -> None:
+    code = "import sys, kcel; print('\\n'.join(sorted(sys.modules)))"
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    modules = loaded.stdout.split()
+    assert "kcel.env" in modules  # the probe sees kcel's modules
+    front_ends = [m for m in modules if any(m == f or m.startswith(f + ".") for f in LAZY_FRONT_ENDS)]
+    assert front_ends == []
+    assert [m for m in modules if m.split(".")[0] in SERVER_PACKAGES] == []
+
+
+def test_core_install_has_no_webhook_server() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+    def names(requirements: list[str]) -> set[str]:
+        return {req.split(">")[0].split("[")[0].split("=")[0].strip().lower() for req in requirements}
+
+    assert names(project["dependencies"]) & set(SERVER_PACKAGES) == set()
+    assert names(project["optional-dependencies"]["serve"]) == set(SERVER_PACKAGES)
+    assert "kcel[serve]" in project["optional-dependencies"]["test"]  # the tests run the server

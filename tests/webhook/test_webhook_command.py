@@ -1,0 +1,27 @@
+"""`kcel serve` on a core install: without the `serve` extra it says what to install instead of failing on import."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from kcel.cli import main
+from kcel.webhook.command import SERVER_PACKAGES, missing_server_packages
+
+POLICIES = Path(__file__).parent / "policies"
+
+
+def test_all_server_packages_are_found_in_the_test_install() -> None:
+    assert missing_server_packages() == []
+
+
+@pytest.mark.parametrize("package", SERVER_PACKAGES)
+def test_serve_without_a_server_package_exits_2_saying_what_to_install(
+    package: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, package, None)  # what an absent package looks like to the import system
+    assert main(["serve", "--policies", str(POLICIES), "--insecure-http", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"kcel serve needs {package}: pip install 'kcel[serve]'\n"
