@@ -1,4 +1,8 @@
-"""Cost of `import kcel` in fresh interpreters, lark grammar cache warm and cold, net of bare start-up."""
+"""Cost of `import kcel` in fresh interpreters, lark grammar cache warm and cold, net of bare start-up.
+
+`--compare DIR` also times `import kcel` from another checkout (a worktree of an earlier commit, say) in the same
+rounds, so a change's effect on import time is a side-by-side ratio.
+"""
 
 from __future__ import annotations
 
@@ -23,9 +27,10 @@ SNIPPETS = {
 }
 
 
-def runner(code: str, tmpdir: Path, cold: bool) -> Callable[[], None]:
-    """Run `code` in a new interpreter whose TMPDIR (where lark's cache=True file lives) is private to this case."""
-    env = {**os.environ, "TMPDIR": str(tmpdir), "PYTHONPATH": str(ROOT)}
+def runner(code: str, tmpdir: Path, cold: bool, root: Path = ROOT) -> Callable[[], None]:
+    """Run `code` in a new interpreter whose TMPDIR (where lark's cache=True file lives) is private to this case;
+    `root` comes first on the path, so its `kcel` is the one imported."""
+    env = {**os.environ, "TMPDIR": str(tmpdir), "PYTHONPATH": str(root)}
     command = [sys.executable, "-c", code]
 
     def run() -> None:
@@ -39,15 +44,20 @@ def runner(code: str, tmpdir: Path, cold: bool) -> Callable[[], None]:
 
 def main() -> None:
     parser = arguments(__doc__)
+    parser.add_argument("--compare", type=Path, metavar="DIR", help="also import kcel from this checkout")
     parser.set_defaults(repeat=21)
     args = parser.parse_args()
 
+    snippets = {name: (code, ROOT) for name, code in SNIPPETS.items()}
+    if args.compare:
+        for cache in ("warm", "cold"):
+            snippets[f"import kcel from {args.compare} (lark cache {cache})"] = ("import kcel", args.compare.resolve())
     with tempfile.TemporaryDirectory(prefix="kcel-bench-") as scratch:
         cases = {}
-        for i, (name, code) in enumerate(SNIPPETS.items()):
+        for i, (name, (code, root)) in enumerate(snippets.items()):
             tmpdir = Path(scratch, str(i))
             tmpdir.mkdir()
-            cases[name] = runner(code, tmpdir, cold="cold" in name)
+            cases[name] = runner(code, tmpdir, cold="cold" in name, root=root)
         timings = measure(cases, args.repeat, args.warmup)  # the warm-up run also fills the warm case's cache
         cached = sorted(p.name for p in Path(scratch).glob("*/.lark_*"))
 
@@ -56,7 +66,8 @@ def main() -> None:
     base = timings[0]
     net = [t.minus(base) for t in timings[1:]]  # paired per round, so drift between rounds cancels
     print(f"\nNet of `{BASELINE}` (per-round difference, then median):")
-    print(table(net, reference="import celpy + CELParser()", unit="ms"))
+    reference = f"import kcel from {args.compare} (lark cache warm)" if args.compare else "import celpy + CELParser()"
+    print(table(net, reference=reference, unit="ms"))
     if args.json:
         write_json(args.json, "import_time", [*timings, *(t.minus(base, f"net: {t.name}") for t in timings[1:])])
 
