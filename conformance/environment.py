@@ -7,7 +7,7 @@ from typing import Any
 
 import kcel
 from kcel.checker.types import DYN, CelType, parse_type
-from kcel.env import default_libraries
+from kcel.env import cel_libraries
 from kcel.errors import EvalError
 from kcel.libs import Library, Overload, strings
 
@@ -44,7 +44,7 @@ def _declared_overload(function: str, decl: Mapping[str, Any]) -> Overload:
 
 def _libraries() -> list[Library]:
     """cel-go's conformance environment takes the latest version of every extension."""
-    return [strings.library(strings.MAX_VERSION) if lib.name == "strings" else lib for lib in default_libraries()]
+    return [strings.library(strings.MAX_VERSION) if lib.name == "strings" else lib for lib in cel_libraries()]
 
 
 _LIBRARIES = _libraries()

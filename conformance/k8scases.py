@@ -102,7 +102,7 @@ def _call_result_size_estimate(case: Case) -> Outcome:
     """cost_test.go TestSize: Kubernetes' estimate of a call's result size from its arguments' sizes alone."""
     data, inputs = case.data, case.data["inputs"]
     sizes = [kcel.SizeEstimate(s["min"], s["max"]) for s in [inputs["target_size"], *inputs["arg_sizes"]]]
-    env = kcel.Env(k8s_version=".".join(map(str, LATEST)))
+    env = kcel.Env(compatibility_version=".".join(map(str, LATEST)))
     candidates = [o for o in env.overloads(data["function"]) if o.member]
     found = {o.estimate(SizedCall(sizes)).result_size for o in candidates if o.estimate and len(o.args) == len(sizes)}
     wanted = kcel.SizeEstimate(data["expect"]["result_size"]["min"], data["expect"]["result_size"]["max"])
@@ -141,7 +141,7 @@ def _env_compatibility(case: Case) -> Outcome:
     try:
         base = configuration(parse_version(version), environment).libraries
         everything = [*base, *libraries.values()] if libraries else None
-        env = kcel.Env(k8s_version=version, environment=environment, libraries=everything)
+        env = kcel.Env(compatibility_version=version, environment=environment, libraries=everything)
         valid = env.extend(variables).compile(case.data["expression"]).evaluate(bindings) is True
     except kcel.CelError:
         valid = False
@@ -209,7 +209,9 @@ def _environment(env: Mapping[str, Any], variables: Mapping[str, Any], optimize:
             name: assign_type_name(_schema_type(spec["schema"]), spec["type_name"]).cel
             for name, spec in env["variable_types"].items()
         }
-        return kcel.Env(k8s_version=".".join(map(str, DEFAULT_COMPATIBILITY)), optimize=optimize).extend(typed)
+        return kcel.Env(compatibility_version=".".join(map(str, DEFAULT_COMPATIBILITY)), optimize=optimize).extend(
+            typed
+        )
     libraries = [load_library(name) for name in ("operators", "standard", "timestamps")]
     macros = list(STANDARD)
     for name in env.get("libraries", []):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from kcel.env import Env
 from kcel.errors import CelError, CompileError
 from kcel.eval.display import cel_text, result_type
+from kcel.k8s.environment import NEWEST, add_version_option
 from kcel.parser import parse
 from kcel.parser.unparser import dump, unparse
 from kcel.values import Optional, TypeValue
@@ -77,11 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME:TYPE",
         help="declare a variable's type (e.g. 'self:map(string, int)'); undeclared ones are dyn",
     )
-    evaluate.add_argument(
-        "--k8s-version",
-        metavar="1.N",
-        help="the Kubernetes API server's CEL environment at that version (default: every library)",
-    )
+    add_version_option(evaluate)
     evaluate.add_argument("--cost", action="store_true", help="also print the runtime cost (cel-go's units)")
     evaluate.add_argument(
         "--cost-limit",
@@ -110,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     check.add_argument("crds", nargs="+", metavar="CRD.yaml|DIR")
     check.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    add_version_option(check)
     check.add_argument(
         "--explain-above", type=float, default=10.0, metavar="PERCENT",
         help="explain the cost of expressions above this share of the per-expression limit (default 10)",
@@ -135,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--namespace", "-n", default="default", help="namespace of objects that name none")
     validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid objects")
     validate.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    add_version_option(validate)
 
     from kcel.k8s.admission import command as admit_command
     from kcel.webhook import command as serve_command
@@ -150,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     repl = _command(commands, "repl", "author policy expressions interactively (types, costs, explanations)",
                     "examples:\n  kcel repl\n  kcel repl --k8s-version 1.34\n\nType %help inside.\n")  # fmt: skip
-    repl.add_argument("--k8s-version", metavar="1.N", help="the API server's CEL environment at that version")
+    add_version_option(repl)
     repl.add_argument("--history", metavar="FILE", help="history file (default ~/.kcel_history)")
     return parser
 
@@ -217,7 +216,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     variables = _variables(args.var, args.inputs)
     declared = dict(_declaration(d) for d in args.decl)
     try:
-        env = Env(variables={**{name: "dyn" for name in variables}, **declared}, k8s_version=args.k8s_version)
+        env = Env(variables={**{name: "dyn" for name in variables}, **declared}, k8s_version=args.k8s_version or NEWEST)
     except ValueError as err:  # an unknown type name or Kubernetes version
         raise _UsageError(str(err)) from None
     program = env.compile(args.expression)

@@ -101,7 +101,7 @@ def estimate(
     `presence_test_cost` is what `has()` adds: Kubernetes sets cel-go's PresenceTestHasCost(false), i.e. 0.
 
     >>> import kcel
-    >>> env = kcel.Env(variables={"s": "string"}, k8s_version="1.34")
+    >>> env = kcel.Env(variables={"s": "string"}, k8s_version="1.35")
     >>> env.estimate_cost(env.compile("s.contains('abc')"), sizes=StringSizes(100))
     CostEstimate(min=2, max=12)
     """

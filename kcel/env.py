@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 import importlib
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cached_property
+from dataclasses import replace
+from functools import cache, cached_property
 
 from kcel.checker.checker import check as check_types
 from kcel.checker.decls import Library, Overload
@@ -16,9 +17,9 @@ from kcel.parser import parse
 from kcel.parser.macros import BINDINGS, BLOCK, LISTS, STANDARD, TWO_VAR, Macro
 from kcel.values import TypeValue
 
-# Library modules in the order their tables are consulted; all are optional at import time
-# so that a missing extension never breaks the core.
-LIBRARY_MODULES = {
+# cel-go's standard library and extensions, in the order their tables are consulted; all are optional at
+# import time so that a missing extension never breaks the core. Kubernetes' are in kcel.k8s.environment.
+CEL_LIBRARY_MODULES = {
     "operators": "kcel.libs.operators",
     "standard": "kcel.libs.standard",
     "timestamps": "kcel.libs.timestamps",
@@ -47,18 +48,44 @@ _NAMED_TYPES = {
 
 
 def load_library(name: str) -> Library:
-    module = importlib.import_module(LIBRARY_MODULES[name])
+    module = importlib.import_module(CEL_LIBRARY_MODULES[name])
     return module.LIBRARY  # type: ignore[no-any-return]
 
 
-def default_libraries() -> list[Library]:
+def cel_libraries() -> list[Library]:
+    """cel-go's standard library and extensions, without Kubernetes' libraries."""
     libraries = []
-    for name in LIBRARY_MODULES:
+    for name in CEL_LIBRARY_MODULES:
         try:
             libraries.append(load_library(name))
         except ImportError:
             continue
     return libraries
+
+
+@cache
+def all_libraries() -> tuple[Library, ...]:
+    """Every library kcel ships, Kubernetes' at the newest API server's versions: what `Env()` has by default.
+
+    Where two libraries declare one overload (Kubernetes' IP and CIDR library and cel-go's network
+    extension), the first declaration, Kubernetes', is kept.
+    """
+    from kcel.k8s.environment import LATEST, configuration, library
+
+    kubernetes = configuration(LATEST, "stored", LATEST).libraries
+    candidates = [*kubernetes, *cel_libraries(), library("k8s_jsonpatch", None)]
+    names: set[str] = set()
+    seen: set[str] = set()
+    chosen = []
+    for candidate in candidates:
+        if candidate is None or candidate.name in names:  # a library Kubernetes already has, at its version
+            continue
+        names.add(candidate.name)
+        kept = tuple(o for o in candidate.overloads if o.id not in seen)
+        seen.update(o.id for o in kept)
+        if kept:  # a library all of whose overloads another declares (cel-go's network extension) is left out
+            chosen.append(candidate if len(kept) == len(candidate.overloads) else replace(candidate, overloads=kept))
+    return tuple(chosen)
 
 
 def _declared_types(variables: Mapping[str, str | CelType]) -> dict[str, CelType]:
@@ -82,17 +109,25 @@ class Env:
         macros: Iterable[Macro] | None = None,
         homogeneous_literals: bool = False,
         k8s_version: str | None = None,
+        compatibility_version: str | None = None,
         environment: str = "new",
         optimize: bool = True,
     ) -> None:
-        """`k8s_version="1.30"` builds Kubernetes' base environment at that compatibility version
-        (`environment="stored"`: every option not removed); without it, every kcel library is in."""
+        """`k8s_version="1.34"`: the base environment of a Kubernetes 1.34 API server, for expressions written now
+        (`environment="new"`: at its compatibility version, 1.33) or already stored (`"stored"`: every option 1.34
+        knows); ValueError names the supported versions. `compatibility_version="1.33"`: the base environment at
+        that compatibility version, as upstream's `MustBaseEnvSet` builds it in the newest release. Neither: every
+        library kcel ships (`all_libraries()`)."""
         keyword_field_names = literal_validators = False
-        if k8s_version is not None:
-            from kcel.k8s.environment import configuration, parse_version
+        if k8s_version is not None or compatibility_version is not None:
+            from kcel.k8s.environment import LATEST, compatibility, configuration, parse_version, server_version
 
-            version = parse_version(k8s_version)
-            config = configuration(version, environment)
+            if compatibility_version is not None:
+                server, version = LATEST, parse_version(compatibility_version)
+            else:
+                server = server_version(k8s_version)
+                version = compatibility(server)
+            config = configuration(version, environment, server)
             # upstream SetRecognizeKeywordAsFieldName; stored expressions get every option
             keyword_field_names = version >= (1, 31) or environment == "stored"
             literal_validators = config.literal_validators
@@ -105,7 +140,7 @@ class Env:
         self.literal_validators = literal_validators
         self.homogeneous_literals = homogeneous_literals
         self.optimize = optimize  # fold constant literals at plan time (cel-go OptOptimize; costs them 0)
-        self.libraries = list(libraries) if libraries is not None else default_libraries()
+        self.libraries = list(libraries) if libraries is not None else list(all_libraries())
         self._overloads: dict[str, list[Overload]] = {}
         for library in self.libraries:
             for overload in library.overloads:

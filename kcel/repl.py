@@ -22,6 +22,7 @@ from kcel.env import Env
 from kcel.errors import CelError, CompileError, EvalError
 from kcel.eval.display import cel_text, result_type
 from kcel.eval.program import Program
+from kcel.k8s.environment import NEWEST
 from kcel.libs import Library, Overload
 from kcel.parser import parse
 from kcel.parser.unparser import dump
@@ -81,7 +82,7 @@ class SchemaContext:
 @dataclass
 class State:
     container: str = ""
-    k8s_version: str | None = None
+    k8s_version: str = NEWEST  # the API server whose environment expressions compile in
     declarations: dict[str, str] = field(default_factory=dict)
     lets: dict[str, Let] = field(default_factory=dict)
     functions: dict[str, Function] = field(default_factory=dict)
@@ -100,8 +101,8 @@ class Session:
     """The REPL without a terminal: `handle(line)` returns what to print."""
 
     def __init__(self, k8s_version: str | None = None) -> None:
-        self.initial_version = k8s_version
-        self.state = State(k8s_version=k8s_version)
+        self.initial_version = k8s_version or NEWEST
+        self.state = State(k8s_version=self.initial_version)
         self._env: Env | None = None
         self._values: dict[str, Any] = {}
 
@@ -366,7 +367,7 @@ def _delete(session: Session, rest: str) -> str:
 
 def _status(session: Session, rest: str) -> str:
     state = session.state
-    lines = [f"kubernetes version: {state.k8s_version or 'none (every kcel library)'}"]
+    lines = [f"kubernetes version: {state.k8s_version}"]
     if state.container:
         lines.append(f"container: {state.container}")
     if state.schema is not None:

@@ -196,8 +196,10 @@ DEPLOYMENT = str(EXAMPLES / "deployment.yaml")
 
 
 def test_eval_prints_the_value_in_cel_notation_with_its_type(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", "{'a': [1, 2u, 3.0, b'x', null]}"]) == 0
+    assert main(["eval", "{'a': [dyn(1), dyn(2u), dyn(3.0), dyn(b'x'), null]}"]) == 0
     assert capsys.readouterr().out == '{"a": [1, 2u, 3.0, b"x", null]} : map(string, list(dyn))\n'
+    assert main(["eval", "[1, 2u]"]) == 1  # the API server's environment: list literals of one type
+    assert "expected type 'int' but found 'uint'" in capsys.readouterr().err
     assert main(["eval", "--var", "x=[1, 2]", "x.map(n, n * 2)", "--cost"]) == 0
     assert capsys.readouterr().out == "[2, 4] : list(int)\ncost: 30\n"
 
@@ -237,8 +239,17 @@ def test_eval_explain_shows_why(capsys: pytest.CaptureFixture[str]) -> None:
 def test_eval_k8s_version_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "--k8s-version", "1.34", "-o", "json", "quantity('1Gi').isGreaterThan(quantity('1Mi'))"]) == 0
     assert json.loads(capsys.readouterr().out) == {"value": True, "type": "bool", "cost": 3}
-    assert main(["eval", "--k8s-version", "1.26", "ip('1.2.3.4').family()"]) == 1  # the IP library came in 1.30
+    assert main(["eval", "quantity('1Gi').isGreaterThan(quantity('1Mi'))"]) == 0  # the newest API server's libraries
+    assert capsys.readouterr().out == "true : bool\n"
+    # The IP library came in 1.30: a 1.30 API server offers new expressions 1.29's environment, a 1.31 one has it.
+    assert main(["eval", "--k8s-version", "1.30", "ip('1.2.3.4').family()"]) == 1
     assert "undeclared reference to 'ip'" in capsys.readouterr().err
+    assert main(["eval", "--k8s-version", "1.31", "ip('1.2.3.4').family()"]) == 0
+    assert capsys.readouterr().out == "4 : int\n"
+    with pytest.raises(SystemExit) as exited:
+        main(["eval", "--k8s-version", "1.26", "1"])
+    assert exited.value.code == 2
+    assert "unsupported Kubernetes version 1.26: kcel answers as Kubernetes 1.30 to 1.37" in capsys.readouterr().err
 
 
 def test_help_shows_working_examples(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,7 @@ from kcel.k8s.schemas.schema import Schema
 ENV = kcel.Env(
     variables={"s": "string", "b": "bytes", "i": "int", "l": "list(int)", "ls": "list(string)",
                "m": "map(string, string)", "d": "dyn"},
-    k8s_version="1.34",
+    compatibility_version="1.34",
 )  # fmt: skip
 MAX = 2**64 - 1
 

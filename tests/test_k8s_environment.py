@@ -1,4 +1,5 @@
-"""The Kubernetes base environment gates options by compatibility version (base.go)."""
+"""The Kubernetes base environment gates options by compatibility version (base.go); an API server of version 1.N
+compiles new expressions at compatibility version 1.(N-1) and stored ones with every option it knows."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def _minor(version: str) -> int:
 @pytest.mark.parametrize(("expr", "since"), ARRIVALS)
 @pytest.mark.parametrize("version", VERSIONS)
 def test_functions_arrive_with_their_version(expr: str, since: str, version: str) -> None:
-    env = kcel.Env(variables=DECLS, k8s_version=version)
+    env = kcel.Env(variables=DECLS, compatibility_version=version)
     if _minor(version) >= _minor(since):
         env.compile(expr)
     else:
@@ -38,14 +39,51 @@ def test_extensions_kubernetes_does_not_load_are_undeclared(expr: str) -> None:
 
 
 def test_stored_environment_keeps_everything_not_removed() -> None:
-    kcel.Env(variables=DECLS, k8s_version="1.20", environment="stored").compile("l.sortBy(x, x)")
+    kcel.Env(variables=DECLS, compatibility_version="1.20", environment="stored").compile("l.sortBy(x, x)")
     with pytest.raises(kcel.CompileError):
-        kcel.Env(variables=DECLS, k8s_version="1.20").compile("l.sortBy(x, x)")
+        kcel.Env(variables=DECLS, compatibility_version="1.20").compile("l.sortBy(x, x)")
+
+
+@pytest.mark.parametrize(("expr", "since"), [(e, s) for e, s in ARRIVALS if _minor(s) >= 29])
+def test_an_api_server_offers_new_expressions_what_the_version_before_it_had(expr: str, since: str) -> None:
+    """A 1.N API server's new expressions get 1.(N-1)'s options; its stored ones every option 1.N knows."""
+    arrival = f"1.{_minor(since)}"
+    kcel.Env(variables=DECLS, k8s_version=f"1.{_minor(since) + 1}").compile(expr)
+    if arrival != "1.29":  # older API servers are not supported
+        kcel.Env(variables=DECLS, k8s_version=arrival, environment="stored").compile(expr)
+        with pytest.raises(kcel.CompileError):
+            kcel.Env(variables=DECLS, k8s_version=arrival).compile(expr)
+        with pytest.raises(kcel.CompileError):
+            kcel.Env(variables=DECLS, k8s_version=f"1.{_minor(since) - 1}", environment="stored").compile(expr)
+
+
+def test_a_replaced_option_counts_from_the_version_that_replaces_it() -> None:
+    """Kubernetes' lists library version 0 gave way to version 1 (which adds `includes`) in 1.37: a 1.36 API server
+    knows only version 0, a 1.37 one stores version 1 but offers new expressions 1.36's version 0."""
+    has_includes = [
+        bool(kcel.Env(k8s_version=version, environment=environment).overloads("includes"))
+        for version, environment in (("1.36", "stored"), ("1.37", "stored"), ("1.37", "new"))
+    ]
+    assert has_includes == [False, True, False]
+
+
+def test_unsupported_versions_name_the_range() -> None:
+    with pytest.raises(
+        ValueError, match="unsupported Kubernetes version 1.29: kcel answers as Kubernetes 1.30 to 1.37"
+    ):
+        kcel.Env(k8s_version="1.29")
+
+
+def test_without_a_version_every_library_is_in() -> None:
+    env = kcel.Env()
+    assert env.compile('quantity("1Gi").isGreaterThan(quantity("1Mi"))').evaluate() is True
+    assert env.compile("math.ceil(1.5) == 2.0 && base64.encode(b'a') == 'YQ=='").evaluate() is True
+    assert env.compile('jsonpatch.escapeKey("a/b")').evaluate() == "a~1b"
 
 
 def test_kubernetes_rejects_heterogeneous_literals() -> None:
     with pytest.raises(kcel.CompileError) as info:
-        kcel.Env(k8s_version="1.30").compile("[1, 'a']")
+        kcel.Env(k8s_version="1.31").compile("[1, 'a']")
     assert info.value.messages == ("expected type 'int' but found 'string'",)
 
 

@@ -57,11 +57,15 @@ def test_a_let_that_breaks_is_refused_and_the_old_state_kept() -> None:
 
 def test_options_parse_compile_and_explain() -> None:
     session = Session()
-    assert session.handle("%option --k8s-version 1.26") == "k8s-version: 1.26"
-    assert "undeclared reference to 'ip'" in session.handle("ip('1.2.3.4')")  # the IP library came in 1.30
+    assert session.handle("quantity('1Gi').isGreaterThan(quantity('1Mi'))") == "true : bool"  # the newest API server
     assert session.handle("%option --k8s-version 1.30") == "k8s-version: 1.30"
+    assert "undeclared reference to 'ip'" in session.handle("ip('1.2.3.4')")  # 1.30 offers 1.29's environment
+    assert session.handle("%option --k8s-version 1.31") == "k8s-version: 1.31"
     assert session.handle("ip('1.2.3.4').family()") == "4 : int"
     assert session.handle("%option --k8s-version nope").startswith("error: ")
+    assert session.handle("%option --k8s-version 1.26") == (
+        "error: unsupported Kubernetes version 1.26: kcel answers as Kubernetes 1.30 to 1.37"
+    )
     assert session.handle("%parse a.b + 1") == "_+_(\n  a^#1.b^#2,\n  1^#3\n)^#4"
     compiled = session.handle("%compile 1 + 2").splitlines()
     assert compiled[0] == "type: int" and compiled[1].startswith("def _kcel_eval(")

@@ -1,12 +1,15 @@
 """The Kubernetes base CEL environment, version by version (k8s.io/apiserver pkg/cel/environment/base.go).
 
-Each option arrives in a Kubernetes version and some are removed later. The "new" environment
-(for expressions written or changed now) holds the options in force at the compatibility
-version; the "stored" one (for expressions already persisted) holds every option not removed.
+Each option arrives in a Kubernetes version and some are removed later. An API server of version
+1.N compiles expressions written or changed now in the "new" environment: the options in force at
+its compatibility version, 1.(N-1) (`DefaultCompatibilityVersion`, so that a rollback still
+understands them); expressions already persisted compile in the "stored" environment: every option
+that API server knows and has not removed.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import importlib
 from collections.abc import Sequence
@@ -17,8 +20,8 @@ from kcel.libs.operators import cross_type_comparisons
 from kcel.parser.macros import LISTS, OPTIONALS, STANDARD, TWO_VAR, Macro
 
 Version = tuple[int, int]
-LATEST: Version = (1, 37)
-DEFAULT_COMPATIBILITY: Version = (1, 36)  # a 1.37 API server's default: binary minor - 1
+OLDEST: Version = (1, 30)  # the oldest API server kcel answers as
+LATEST: Version = (1, 37)  # the newest, and the default
 
 
 @dataclass(frozen=True)
@@ -59,13 +62,53 @@ def parse_version(text: str) -> Version:
     return major, minor
 
 
-def options(version: Version, environment: str) -> list[Option]:
-    """The base options in force: at `version` ("new") or every one not removed ("stored")."""
-    if environment == "stored":
-        return [o for o in BASE if o.removed is None]
-    if environment != "new":
+SUPPORTED = f"{OLDEST[0]}.{OLDEST[1]} to {LATEST[0]}.{LATEST[1]}"
+
+
+def server_version(text: str | None) -> Version:
+    """The API server a `k8s_version=`/`--k8s-version` names (None: the newest); raises ValueError outside the
+    supported range, naming it."""
+    if text is None:
+        return LATEST
+    version = parse_version(text)
+    if not OLDEST <= version <= LATEST:
+        raise ValueError(f"unsupported Kubernetes version {text}: kcel answers as Kubernetes {SUPPORTED}")
+    return version
+
+
+def compatibility(server: Version) -> Version:
+    """An API server's default compatibility version: its minor - 1 (`MinCompatibilityVersion`)."""
+    return server[0], server[1] - 1
+
+
+DEFAULT_COMPATIBILITY = compatibility(LATEST)
+NEWEST = f"{LATEST[0]}.{LATEST[1]}"
+
+
+def add_version_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """`--k8s-version 1.N`, the same in every command: answer as that API server (default: the newest); an
+    unsupported version is a usage error (exit status 2) naming the supported range."""
+
+    def checked(text: str) -> str:
+        try:
+            server_version(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        return text
+
+    parser.add_argument(
+        "--k8s-version", metavar="1.N", type=checked,
+        help=f"answer as that Kubernetes API server: CEL environment, checks, texts ({SUPPORTED}; default {NEWEST})",
+    )  # fmt: skip
+
+
+def options(compatibility: Version, environment: str, server: Version = LATEST) -> list[Option]:
+    """The base options in force: at the compatibility version ("new"), or every one the API server of version
+    `server` knows and has not removed ("stored")."""
+    if environment not in ("new", "stored"):
         raise ValueError(f"environment must be 'new' or 'stored', not {environment!r}")
-    return [o for o in BASE if o.introduced <= version and (o.removed is None or o.removed > version)]
+    at = compatibility if environment == "new" else server
+    return [o for o in BASE if o.introduced <= at and (o.removed is None or o.removed > at)]
 
 
 @dataclass(frozen=True)
@@ -76,9 +119,9 @@ class Configuration:
     literal_validators: bool
 
 
-def configuration(version: Version, environment: str = "new") -> Configuration:
-    """Libraries, macros and checker options of the Kubernetes base environment."""
-    chosen = options(version, environment)
+def configuration(compatibility: Version, environment: str = "new", server: Version = LATEST) -> Configuration:
+    """Libraries, macros and checker options of the Kubernetes base environment (see `options`)."""
+    chosen = options(compatibility, environment, server)
     cross_type = any(o.cross_type_comparisons for o in chosen)
     libraries = [_standard_operators(cross_type), *_load(["standard", "timestamps"])]
     by_name: dict[str, Library] = {}

@@ -2,8 +2,8 @@
 
 A library module ends with `LIBRARY = Library(...)`: its overloads (signature, Python
 implementation, runtime cost) and any macros it brings. The row types are `kcel.checker.decls`'s,
-re-exported here with the helpers library modules share; `kcel.env.LIBRARY_MODULES` lists the
-libraries explicitly, and environments pick from it by name.
+re-exported here with the helpers library modules share. `kcel.env.CEL_LIBRARY_MODULES` and
+`kcel.k8s.environment` list the libraries explicitly; environments pick from them by name.
 """
 
 from __future__ import annotations

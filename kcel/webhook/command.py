@@ -13,6 +13,8 @@ import os
 import sys
 import tempfile
 
+from kcel.k8s.environment import add_version_option
+
 DEFAULT_PORT = 8443
 
 
@@ -32,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--resources", action="append", default=[], metavar="DIR",
         help="file or directory of param objects and Namespaces the policies refer to (repeatable)",
     )  # fmt: skip
-    files.add_argument("--k8s-version", metavar="X.Y", help="the Kubernetes version whose CEL libraries to offer")
+    add_version_option(files)
     tls = parser.add_argument_group("TLS")
     tls.add_argument("--cert", metavar="FILE", help="PEM certificate chain (reloaded when it changes)")
     tls.add_argument("--key", metavar="FILE", help="PEM private key (reloaded when it changes)")

@@ -62,7 +62,7 @@ class Broken:
 
 
 def env(variable_type: Any = AUTHORIZER_TYPE, version: int = 1) -> kcel.Env:
-    libraries = [*kcel.env.default_libraries(), library(version)]
+    libraries = [*kcel.env.cel_libraries(), library(version)]
     return kcel.Env(variables={"authorizer": variable_type}, libraries=libraries)
 
 

@@ -7,7 +7,7 @@ import pytest
 import kcel
 from kcel.libs import k8s_jsonpatch
 
-ENV = kcel.Env(libraries=[*kcel.env.default_libraries(), k8s_jsonpatch.LIBRARY])
+ENV = kcel.Env(libraries=[*kcel.env.cel_libraries(), k8s_jsonpatch.LIBRARY])
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ NAN = float("nan")
 
 
 def env(version: int = 1, **variables: str) -> kcel.Env:
-    return kcel.Env(variables=variables, libraries=[*kcel.env.default_libraries(), library(version)])
+    return kcel.Env(variables=variables, libraries=[*kcel.env.cel_libraries(), library(version)])
 
 
 def evaluate(expr: str, **values: Any) -> Any:
@@ -357,7 +357,7 @@ def _lists_cost_cases() -> list[Any]:
 def test_k8s_lists_cost_cases(case: dict[str, Any]) -> None:
     expr, expect = case["expression"], case["expect"]
     # cost_test.go builds programs without OptOptimize: nothing is folded there.
-    unoptimized = kcel.Env(libraries=[*kcel.env.default_libraries(), library(1)], optimize=False)
+    unoptimized = kcel.Env(libraries=[*kcel.env.cel_libraries(), library(1)], optimize=False)
     program = unoptimized.compile(expr)
     _, cost = program.evaluate_with_cost({})
     assert cost == expect["runtime_cost"]

@@ -19,7 +19,7 @@ import pytest
 import kcel
 from kcel.checker.types import BOOL
 from kcel.cost import StringSizes
-from kcel.env import default_libraries, load_library
+from kcel.env import cel_libraries, load_library
 from kcel.errors import CompileError, EvalError
 from kcel.eval.equality import cel_equals
 from kcel.libs import SizedCall, SizeEstimate
@@ -41,7 +41,7 @@ from kcel.values import TypeValue
 from tests.conftest import SHARED
 
 OVERLOADS = {o.id: o for o in LIBRARY.overloads}
-ENV = kcel.Env(libraries=[*default_libraries(), LIBRARY])
+ENV = kcel.Env(libraries=[*cel_libraries(), LIBRARY])
 
 
 def q(text: str) -> Quantity:

@@ -37,7 +37,7 @@ OVERLOADS = {o.id: o for o in LIBRARY.overloads}
 
 
 def env(version: int = 1, variables: dict[str, str] | None = None) -> kcel.Env:
-    return kcel.Env(variables=variables, libraries=[*kcel.env.default_libraries(), library(version)])
+    return kcel.Env(variables=variables, libraries=[*kcel.env.cel_libraries(), library(version)])
 
 
 def evaluate(expr: str, version: int = 1, **variables: Any) -> Any:

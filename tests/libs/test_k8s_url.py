@@ -27,7 +27,7 @@ OVERLOADS = {o.id: o for o in LIBRARY.overloads}
 
 
 def env(variables: dict[str, str] | None = None) -> kcel.Env:
-    return kcel.Env(variables=variables, libraries=[*kcel.env.default_libraries(), LIBRARY])
+    return kcel.Env(variables=variables, libraries=[*kcel.env.cel_libraries(), LIBRARY])
 
 
 def evaluate(expr: str, **variables: Any) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import kcel
+from kcel.env import cel_libraries
 from kcel.errors import CompileError, EvalError
 from kcel.eval.dispatch import predicate
 from kcel.eval.runtime import type_of
@@ -29,6 +30,8 @@ from kcel.libs.network import (
     parse_netip_prefix,
 )
 from kcel.values import TypeValue
+
+CEL_GO = cel_libraries()  # cel-go's network extension, not Kubernetes' IP and CIDR library
 
 OVERLOADS = {o.id: o for o in LIBRARY.overloads}
 
@@ -452,7 +455,7 @@ EXPR_ROWS: list[tuple[str, Any]] = [
 
 @pytest.mark.parametrize(("expr", "want"), EXPR_ROWS)
 def test_expressions(expr: str, want: Any) -> None:
-    program = kcel.Env(variables={"x": "string", "y": "string"}).compile(expr)
+    program = kcel.Env(variables={"x": "string", "y": "string"}, libraries=CEL_GO).compile(expr)
     bindings = {"x": "1.2.3.4", "y": "10.1.2.3/8"}
     if isinstance(want, Err):
         with pytest.raises(EvalError) as info:
@@ -499,7 +502,7 @@ COMPILE_ERROR_ROWS: list[tuple[str, str]] = [
 @pytest.mark.parametrize(("expr", "rendered"), COMPILE_ERROR_ROWS)
 def test_literal_validation(expr: str, rendered: str) -> None:
     with pytest.raises(CompileError) as info:
-        kcel.Env().compile(expr)
+        kcel.Env(libraries=CEL_GO).compile(expr)
     assert str(info.value) == rendered
 
 
@@ -507,7 +510,7 @@ def test_literal_validation(expr: str, rendered: str) -> None:
     "expr", ["ip(b'1.2.3.4.5')", "ip(1)", "cidr(x)", "x.ip('1.2.3.4.5')", "ip.isCanonical('1.2.3.4.5')"]
 )
 def test_validation_only_checks_string_literals_of_global_calls(expr: str) -> None:
-    kcel.Env(variables={"x": "string"}).compile(expr, check=False)
+    kcel.Env(variables={"x": "string"}, libraries=CEL_GO).compile(expr, check=False)
 
 
 # -- declarations and values -------------------------------------------------------------------
@@ -531,8 +534,11 @@ def test_overloads_are_cel_gos() -> None:
     assert all(o.cost is None for o in LIBRARY.overloads)  # v0.29.2 has no network cost functions
 
 
-def test_network_library_is_loaded_by_default() -> None:
-    assert any(library.name == "network" for library in kcel.Env().libraries)
+def test_network_library_is_one_of_cel_gos_and_gives_way_to_kubernetes() -> None:
+    """Both declare the same overloads: `Env()`, which has every library, keeps Kubernetes' IP and CIDR library."""
+    assert any(library.name == "network" for library in CEL_GO)
+    names = [library.name for library in kcel.Env().libraries]
+    assert "kubernetes.net" in names and "network" not in names
 
 
 @pytest.mark.parametrize(("value", "cel_type"), [(ip("1.2.3.4"), IP_TYPE), (cidr("::/0"), CIDR_TYPE)])

@@ -10,6 +10,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from kcel.k8s.environment import add_version_option
+
 if TYPE_CHECKING:
     from kcel.k8s.admission.decision import Decision
     from kcel.k8s.admission.policyset import PolicySet
@@ -39,7 +41,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--group", action="append", default=[], help="the user's groups (repeatable)")
     parser.add_argument("--namespace", "-n", help="namespace of namespaced objects that name none (default: default)")
     parser.add_argument("--subresource", default="", help="e.g. status, scale")
-    parser.add_argument("--k8s-version", metavar="1.N", help="the API server's CEL environment at that version")
+    add_version_option(parser)
     parser.add_argument("--verbose", "-v", action="store_true", help="show each policy, binding and param's outcome")
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
 

@@ -21,7 +21,7 @@ from kcel.k8s.admission.dispatch import Admission, Resources
 from kcel.k8s.admission.evaluation import Meter
 from kcel.k8s.admission.loading import Loaded, load
 from kcel.k8s.admission.model import Binding
-from kcel.k8s.environment import DEFAULT_COMPATIBILITY
+from kcel.k8s.environment import NEWEST
 from kcel.libs.k8s_authz import Authorizer
 
 
@@ -34,8 +34,7 @@ class PolicySet:
     """
 
     def __init__(self, loaded: Loaded, k8s_version: str | None = None) -> None:
-        version = k8s_version or ".".join(map(str, DEFAULT_COMPATIBILITY))
-        envs = Environments(Env(k8s_version=version, environment="stored"))
+        envs = Environments(Env(k8s_version=k8s_version or NEWEST, environment="stored"))
         self.problems: list[str] = list(loaded.problems)
         self.policies: tuple[CompiledPolicy, ...] = tuple(
             compile_policy(p, envs) for p in sorted(loaded.policies, key=lambda p: p.name)

@@ -21,7 +21,7 @@ from kcel.env import Env
 from kcel.errors import CompileError, CostLimitExceeded, EvalError, PlanError
 from kcel.eval.program import Program
 from kcel.k8s import field as fe
-from kcel.k8s.environment import DEFAULT_COMPATIBILITY, configuration, parse_version
+from kcel.k8s.environment import NEWEST, server_version
 from kcel.k8s.rules.cost import Multiplier, SchemaSizes, max_cardinality
 from kcel.k8s.rules.fieldpath import FieldPathError, valid_field_path
 from kcel.k8s.schemas.correlation import CorrelatedObject
@@ -122,10 +122,12 @@ class RuleEnvironments:
     def __init__(
         self, k8s_version: str | None = None, environment: str = "stored", extra: Sequence[Library] = ()
     ) -> None:
-        """`extra`: libraries added to Kubernetes' own (an embedding API server's additions)."""
-        version = k8s_version or ".".join(map(str, DEFAULT_COMPATIBILITY))
-        libraries = [*configuration(parse_version(version), environment).libraries, *extra] if extra else None
-        self.base = Env(k8s_version=version, environment=environment, libraries=libraries)
+        """`k8s_version`: the API server (default the newest); `extra`: libraries added to Kubernetes' own (an
+        embedding API server's additions)."""
+        self.base = Env(k8s_version=k8s_version or NEWEST, environment=environment)
+        if extra:
+            libraries = [*self.base.libraries, *extra]
+            self.base = Env(k8s_version=k8s_version or NEWEST, environment=environment, libraries=libraries)
 
     def for_type(self, self_type: DeclType, optional_old_self: bool) -> Env:
         cel = self_type.cel
@@ -307,7 +309,7 @@ class Validator:
         self.schema = schema
         self.per_call_limit = per_call_limit
         # Before 1.35 the API server showed the schema type as the bad value of every rule failure.
-        self.types_as_values = parse_version(k8s_version) < (1, 35) if k8s_version else False
+        self.types_as_values = server_version(k8s_version) < (1, 35)
         envs = RuleEnvironments(k8s_version, environment)
         root_decl = decl if decl is not None else schema_decl_type(schema, is_resource_root)
         build = rules_in_all_of_only or has_validations(schema)

@@ -86,7 +86,11 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert run([*POLICY_ARGS, str(tmp_path / "missing.yaml")]) == 2
     assert capsys.readouterr().err == f"kcel admit: {tmp_path / 'missing.yaml'}: no such file or directory\n"
     assert run([str(EXAMPLES / "objects" / "deployment-ok.yaml")]) == 2
-    assert run([*POLICY_ARGS, "--k8s-version", "one", str(EXAMPLES / "objects" / "deployment-ok.yaml")]) == 2
+    capsys.readouterr()
+    for version, problem in (("one", "invalid Kubernetes version 'one'"), ("1.29", "unsupported Kubernetes version")):
+        with pytest.raises(SystemExit) as exited:
+            run([*POLICY_ARGS, "--k8s-version", version, str(EXAMPLES / "objects" / "deployment-ok.yaml")])
+        assert exited.value.code == 2 and problem in capsys.readouterr().err
 
 
 def test_unusable_policy_documents_fail_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -423,7 +423,7 @@ CEL_ROWS: list[tuple[str, UserInfo, Any]] = [
 
 @pytest.mark.parametrize(("expr", "user", "expected"), CEL_ROWS, ids=[r[0] for r in CEL_ROWS])
 def test_cel(expr: str, user: UserInfo, expected: Any) -> None:
-    env = kcel.Env(variables={"authorizer": AUTHORIZER_TYPE}, libraries=[*kcel.env.default_libraries(), LIBRARY])
+    env = kcel.Env(variables={"authorizer": AUTHORIZER_TYPE}, libraries=[*kcel.env.cel_libraries(), LIBRARY])
     assert env.compile(expr).evaluate({"authorizer": authorizer_value(RBAC, user)}) == expected
 
 

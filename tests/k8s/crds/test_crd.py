@@ -369,14 +369,16 @@ def test_schema_errors_come_before_cel_errors() -> None:
 
 
 def test_update_compiles_existing_expressions_in_the_stored_environment() -> None:
-    rule = {"rule": "isIP(self)", "messageExpression": "string(isIP(self))"}  # isIP arrived in Kubernetes 1.30
+    # isIP arrived in Kubernetes 1.30: a 1.30 API server stores it but offers new expressions 1.29's environment.
+    rule = {"rule": "isIP(self)", "messageExpression": "string(isIP(self))"}
     old = one_crd(rules_on(STRING, rule))
     new = one_crd(rules_on(STRING, rule, {"rule": "isIP(self)"}))
     assert validate_crd(new, old, k8s_version="1.30") == []
-    details = [e.detail.partition("\n")[0] for e in validate_crd(new, k8s_version="1.29")]
+    assert validate_crd(new, k8s_version="1.31") == []
+    details = [e.detail.partition("\n")[0] for e in validate_crd(new, k8s_version="1.30")]
     assert details == ["compilation failed: ERROR: <input>:1:5: undeclared reference to 'isIP' (in container '')"] * 2
     changed = one_crd(rules_on(STRING, {"rule": "isIP(self)", "messageExpression": "isIP(self) ? 'a' : 'b'"}))
-    (error,) = validate_crd(changed, old, k8s_version="1.29")
+    (error,) = validate_crd(changed, old, k8s_version="1.30")
     assert str(error.field) == f"{AT}.messageExpression"
 
 
