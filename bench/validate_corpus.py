@@ -23,7 +23,8 @@ from typing import Any
 
 from harness import Timing, arguments, measure, table, write_json
 
-from kcel.k8s.crds.crd import load_crds, validate_object
+from kcel.k8s.crds.crd import load_crds
+from kcel.k8s.crds.objects import validate_object
 from kcel.k8s.crds.validate import Catalog, validate_files
 from kcel.k8s.manifests.files import manifest_files
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from conformance.outcome import Outcome, SkipList
-from kcel.k8s.crds.crd import CRD, ObjectResult, count_rules, load_crds, validate_crd, validate_object
+from kcel.k8s.crds.crd import CRD, count_rules, load_crds, validate_crd
+from kcel.k8s.crds.objects import ObjectResult, validate_object
 from kcel.k8s.schemas.correlation import deep_equal
 
 

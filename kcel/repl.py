@@ -564,7 +564,7 @@ def _request(admission: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _rules(session: Session, rest: str) -> str:
-    from kcel.k8s.crds.crd import validate_object
+    from kcel.k8s.crds.objects import validate_object
 
     schema = session.state.schema
     if schema is None or schema.object is None:

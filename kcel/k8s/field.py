@@ -3,20 +3,46 @@
 Users compare these strings (CRD validation errors, `kubectl` output, test expectations), so rendering follows
 pkg/util/validation/field (`Path.String`, `Error.Error`, `ErrorBody`) and the 422 status message of
 pkg/api/errors `NewInvalid` exactly, including Go's `%v`, `%q` and `encoding/json` spellings of bad values.
+
+The texts changed between Kubernetes versions. `answering_as(version)` sets the API server being modelled for
+the code it surrounds (the entry points `validate_object`, `check_crd` and `PolicySet.admit` do it); each error
+remembers the version it was made under and renders as that API server did.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from decimal import Decimal
 from enum import Enum
 from typing import Any
 
+from kcel.k8s.environment import LATEST, Version
 from kcel.libs.standard import format_double
 from kcel.temporal import go_quote
+
+_ANSWERING_AS: ContextVar[Version] = ContextVar("kcel_k8s_answering_as", default=LATEST)
+
+
+def api_server() -> Version:
+    """The API server version being modelled here (the newest unless `answering_as` says otherwise)."""
+    return _ANSWERING_AS.get()
+
+
+@contextmanager
+def answering_as(version: Version) -> Iterator[None]:
+    """Model the API server of `version` for errors made, and texts chosen, inside the block (thread- and
+    task-local, so concurrent requests at different versions do not mix)."""
+    token = _ANSWERING_AS.set(version)
+    try:
+        yield
+    finally:
+        _ANSWERING_AS.reset(token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,12 +160,14 @@ class FieldError:
     field: Path
     bad_value: Any = OMIT
     detail: str = ""
+    version: Version = dataclass_field(default_factory=api_server, compare=False, repr=False)
+    """The API server whose texts it renders with: the one modelled where it was made."""
 
     def body(self) -> str:
         """ErrorBody(): the message without the field, as status causes carry it."""
         text = self.type.text
         if self.type in _SHOWS_VALUE and self.bad_value is not OMIT:
-            text += ": " + render_value(self.bad_value)
+            text += ": " + render_value(self.bad_value, self.version)
         return f"{text}: {self.detail}" if self.detail else text
 
     def error(self) -> str:
@@ -230,7 +258,7 @@ def invalid_status_message(kind_group: str, name: str, errors: Iterable[FieldErr
 # --- bad values as ErrorBody prints them --------------------------------------------------------------------
 
 
-def render_value(value: Any) -> str:
+def render_value(value: Any, version: Version = LATEST) -> str:
     """A bad value as ErrorBody prints it: `%v` for numbers and bools, `%q` for strings, JSON otherwise.
 
     Floats use Go's shortest `%v` (exponent form below 1e-4 and from 1e+06 on). Inside JSON (maps, lists,

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from kcel.k8s.crds.crd import CRD, load_crds, validate_object
+from kcel.k8s.crds.crd import CRD, load_crds
+from kcel.k8s.crds.objects import validate_object
 from kcel.k8s.manifests.decoding import decode_documents
 from tests.conftest import SHARED
 

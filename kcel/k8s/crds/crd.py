@@ -1,25 +1,21 @@
-"""CustomResourceDefinitions as the API server sees them: loading, rule checks at CRD create/update, CEL on objects.
+"""CustomResourceDefinitions as the API server sees them: loading, and the rule checks at CRD create/update.
 
 `load_crds` reads CRD manifests (YAML or JSON, several documents, `List`s). `validate_crd` runs the
 `x-kubernetes-validations` checks of k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation
 (`ValidateCustomResourceDefinitionOpenAPISchema` and its CEL part), with the field paths of the internal CRD
-the API server validates. `validate_object` takes a custom resource through what the API server does to it
-(decoding, pruning, defaulting, ObjectMeta, OpenAPI schema, list-type and CEL validation:
-`kcel.k8s.customresources.pipeline`) and renders the 400 or 422 message.
+the API server validates. Objects go through a CRD in `kcel.k8s.crds.objects`.
 """
 
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
 
 from kcel.k8s import field as fe
-from kcel.k8s.customresources.openapi import OpenAPIValidator
-from kcel.k8s.customresources.pipeline import FIELD_VALIDATIONS, Request, admit
+from kcel.k8s.environment import LATEST, Version, server_version
 from kcel.k8s.manifests.decoding import Document, decode_documents
 from kcel.k8s.rules.cost import (
     STATIC_ESTIMATED_COST_LIMIT,
@@ -69,7 +65,7 @@ class CRD:
     validation: Schema | None = field(default=None, repr=False)
     api_version: str = f"{API_GROUP}/v1"
     source: str = ""  # `<file>: document <n>`, for messages
-    _validators: dict[str, Validator] = field(default_factory=dict, repr=False)
+    _validators: dict[tuple[str, Version], Validator] = field(default_factory=dict, repr=False)
 
     @property
     def kind_group(self) -> str:
@@ -86,12 +82,17 @@ class CRD:
         """The schema objects of this version are validated against (per-version or top-level)."""
         return version.schema if version.schema is not None else self.validation
 
-    def validator(self, version: CRDVersion) -> Validator:
-        """The compiled rules for objects of a version, built once: objects use the stored-expressions env."""
-        if version.name not in self._validators:
+    def validator(self, version: CRDVersion, server: Version = LATEST) -> Validator:
+        """The compiled rules for objects of a version, built once per API server version: objects use the
+        stored-expressions environment."""
+        key = (version.name, server)
+        if key not in self._validators:
             schema = self.schema_of(version) or Schema()
-            self._validators[version.name] = Validator(schema, is_resource_root=True, environment="stored")
-        return self._validators[version.name]
+            k8s_version = f"{server[0]}.{server[1]}"
+            self._validators[key] = Validator(
+                schema, is_resource_root=True, environment="stored", k8s_version=k8s_version
+            )
+        return self._validators[key]
 
 
 # --- loading ---------------------------------------------------------------------------------------------
@@ -292,7 +293,8 @@ class CRDCheck:
 
 
 def validate_crd(crd: CRD, old: CRD | None = None, *, k8s_version: str | None = None) -> list[fe.FieldError]:
-    """The errors the API server gives for a CRD's `x-kubernetes-validations` on create (or update from `old`).
+    """The errors the API server gives for a CRD's `x-kubernetes-validations` on create (or update from `old`);
+    `k8s_version` names the API server (default the newest; ValueError outside the supported versions).
 
     Only checks about rules are made (and the structural rule that forbids them under allOf/anyOf/oneOf/not).
     Expressions new in this CRD compile in the NewExpressions environment; on update, expressions the old CRD
@@ -313,6 +315,11 @@ def validate_crd(crd: CRD, old: CRD | None = None, *, k8s_version: str | None = 
 
 def check_crd(crd: CRD, old: CRD | None = None, *, k8s_version: str | None = None) -> CRDCheck:
     """`validate_crd`, with the estimated cost of every rule and messageExpression kept for reports."""
+    with fe.answering_as(server_version(k8s_version)):
+        return _check_crd(crd, old, k8s_version)
+
+
+def _check_crd(crd: CRD, old: CRD | None, k8s_version: str | None) -> CRDCheck:
     envs = _Environments(RuleEnvironments(k8s_version, "new"), RuleEnvironments(k8s_version, "stored"))
     if old is not None:
         rules, messages = _expressions(old)
@@ -688,89 +695,3 @@ def _rules_in_nested(schema: Schema, path: fe.Path) -> Iterator[fe.FieldError]:
     if schema.validations:
         yield fe.forbidden(path.child("x-kubernetes-validations"), "must be empty to be structural")
     yield from _nested_rule_errors(schema, path)
-
-
-# --- custom resources ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ObjectResult:
-    """The API server's answer to one request: field errors (422) or a decoding error (400), warnings (ratcheted
-    rules, unknown fields under `Warn`), the status message, and the object as it would be stored."""
-
-    errors: list[fe.FieldError]
-    warnings: list[str]
-    message: str  # "" when the request is accepted
-    reason: str = ""  # "Invalid" (422 with `errors`), "BadRequest" (400, `message` only), "" when accepted
-    object: Any = field(default=None, repr=False)  # decoded, pruned, defaulted (None when rejected while decoding)
-
-
-def validate_object(
-    crd: CRD,
-    obj: Mapping[str, Any],
-    old: Mapping[str, Any] | None = None,
-    *,
-    subresource: str | None = None,
-    field_validation: str = "Strict",
-    namespace: str = "default",
-    strict_errors: tuple[str, ...] = (),
-) -> ObjectResult:
-    """What the API server answers to a create (no `old`), update or `status` update of a custom resource.
-
-    The version comes from the object's apiVersion. The object is decoded (metadata read as ObjectMeta, unknown
-    fields pruned), defaulted, and validated as the registry does: ObjectMeta, the OpenAPI schema, embedded
-    resources, list types, then the CEL rules (kcel.k8s.customresources.pipeline). `field_validation` is kubectl's
-    `--validate`: "Strict" rejects unknown and duplicate fields (`strict_errors`, from kcel.k8s.manifests.decoding),
-    "Warn" turns them into warnings, "Ignore" drops them. Namespaced objects without a namespace are created
-    in `namespace`.
-
-    Raises:
-        ValueError: the apiVersion is not a served version of this CRD, or the options are not understood.
-    """
-    version = _object_version(crd, obj)
-    if subresource not in (None, "status"):
-        raise ValueError(f"unsupported subresource {subresource!r}")
-    if subresource == "status" and old is None:
-        raise ValueError("a status update needs the old object")
-    if field_validation not in FIELD_VALIDATIONS:
-        raise ValueError(f"field validation must be one of {', '.join(FIELD_VALIDATIONS)}, not {field_validation!r}")
-    request = Request(subresource, field_validation, namespace, tuple(strict_errors))
-    outcome = admit(_VersionKind(crd, version), obj, old, request)
-    return ObjectResult(outcome.errors, outcome.warnings, outcome.message, outcome.reason, outcome.object)
-
-
-def _object_version(crd: CRD, obj: Mapping[str, Any]) -> CRDVersion:
-    api_version = obj.get("apiVersion")
-    group, _, name = str(api_version).rpartition("/")
-    if group != crd.group:
-        raise ValueError(f"apiVersion {api_version!r} is not in group {crd.group!r} of {crd.name}")
-    version = next((v for v in crd.versions if v.name == name and v.served), None)
-    if version is None:
-        raise ValueError(f"{crd.name} serves no version {name!r}")
-    return version
-
-
-_OPENAPI: weakref.WeakKeyDictionary[CRD, dict[tuple[str, str], OpenAPIValidator | None]] = weakref.WeakKeyDictionary()
-
-
-class _VersionKind:
-    """One served version of a CRD as kcel.k8s.customresources.pipeline sees it; validators are built once per CRD."""
-
-    def __init__(self, crd: CRD, version: CRDVersion) -> None:
-        self.crd, self.version_info = crd, version
-        self.kind, self.group, self.version = crd.kind, crd.group, version.name
-        self.namespaced = crd.scope != "Cluster"
-        self.status_subresource = version.status_subresource
-        self.schema = crd.schema_of(version)
-
-    def cel(self) -> Validator:
-        return self.crd.validator(self.version_info)
-
-    def openapi(self, part: str = "") -> OpenAPIValidator | None:
-        """The OpenAPI validator of the whole schema, or of one property (`status`) when `part` names it."""
-        cache = _OPENAPI.setdefault(self.crd, {})
-        key = (self.version, part)
-        if key not in cache:
-            schema = self.schema if not part else (self.schema.properties or {}).get(part) if self.schema else None
-            cache[key] = OpenAPIValidator(schema or Schema()) if schema is not None or not part else None
-        return cache[key]

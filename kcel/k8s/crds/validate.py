@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kcel.k8s.crds.crd import CRD, CRDLoadError, internal_schemas, load_crds, load_manifests, validate_object
+from kcel.k8s.crds.crd import CRD, CRDLoadError, internal_schemas, load_crds, load_manifests
+from kcel.k8s.crds.objects import validate_object
 from kcel.k8s.field import invalid_status_message
 from kcel.k8s.manifests.decoding import Document
 from kcel.k8s.manifests.files import OldObjects, manifest_files

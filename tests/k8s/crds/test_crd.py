@@ -17,7 +17,8 @@ import pytest
 import kcel.k8s.crds.crd
 from conformance import crds as runner
 from conformance.outcome import SkipList
-from kcel.k8s.crds.crd import CRD, CRDLoadError, internal_schemas, load_crds, validate_crd, validate_object
+from kcel.k8s.crds.crd import CRD, CRDLoadError, internal_schemas, load_crds, validate_crd
+from kcel.k8s.crds.objects import validate_object
 from tests.conftest import SHARED
 
 SKIP_FILE = Path(runner.__file__).with_name("crds_skips.txt")

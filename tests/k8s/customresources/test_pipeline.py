@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from kcel.k8s.crds.crd import CRD, load_crds, validate_crd, validate_object
+from kcel.k8s.crds.crd import CRD, load_crds, validate_crd
+from kcel.k8s.crds.objects import validate_object
 from kcel.k8s.customresources.objectmeta import MetadataError, decode_object_meta
 
 GADGETS = """
