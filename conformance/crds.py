@@ -2,8 +2,10 @@
 
 Each CRD version gives one outcome: its rules compile and type-check and `validate_crd` reports nothing, as
 the API server accepted it. Each case of a project's `cases.json` gives one outcome: `validate_object` takes the
-object through the API server's steps (decoding, pruning, defaulting, ObjectMeta, OpenAPI schema, list types,
-CEL) and its message must contain every expected text; a case with `stored` must also leave that object.
+object through the steps of the API server the case was recorded on (`kubernetesVersion`, default the newest),
+with the request's field validation (`fieldValidation`, default Warn, the API server's when a client sends none):
+decoding, pruning, defaulting, ObjectMeta, OpenAPI schema, list types, CEL. Its message must contain every
+expected text; a case with `stored` must also leave that object, compared as upstream's harness compares it.
 """
 
 from __future__ import annotations
@@ -94,9 +96,11 @@ def _case_outcome(case_id: str, case: dict[str, Any], files: _Files, skips: Skip
     except Exception as err:  # a kcel crash is a failure of this case, not of the run
         return Outcome(case_id, "failed", f"{type(err).__name__}: {err}")
     problems = _problems(case, result.message)
-    if "stored" in case and not result.message and not deep_equal(_stored(result.object), case["stored"]):
-        problems.append(f"stored {json.dumps(_stored(result.object), sort_keys=True)}, expected "
-                        f"{json.dumps(case['stored'], sort_keys=True)}")  # fmt: skip
+    if "stored" in case and not result.message:
+        stored, expected = _comparable(result.object, result.object), _comparable(case["stored"], result.object)
+        if not deep_equal(stored, expected):
+            problems.append(f"stored {json.dumps(stored, sort_keys=True)}, expected "
+                            f"{json.dumps(expected, sort_keys=True)}")  # fmt: skip
     note = f" (case note: {case['uncertain']})" if case.get("uncertain") else ""
     return Outcome(case_id, "failed", "; ".join(problems) + note) if problems else Outcome(case_id, "passed")
 
@@ -111,12 +115,24 @@ def _problems(case: dict[str, Any], message: str) -> list[str]:
     return [f"expected {missing} in: {message}"] if missing else []
 
 
-def _stored(obj: Any) -> Any:
-    """The object as kcel would store it, without what it fills in offline (the request's namespace)."""
-    if isinstance(obj, dict) and isinstance(obj.get("metadata"), dict):
-        metadata = {k: v for k, v in obj["metadata"].items() if k != "namespace"}
-        return {**obj, "metadata": metadata}
-    return obj
+# Metadata the API server sets when it persists an object; the corpus README: ignored on both sides.
+SERVER_SET = frozenset({
+    "uid", "generation", "creationTimestamp", "resourceVersion", "managedFields", "deletionGracePeriodSeconds",
+    "deletionTimestamp", "selfLink", "generateName",
+})  # fmt: skip
+
+
+def _comparable(obj: Any, persisted: Any) -> Any:
+    """An object as upstream's harness compares stored objects: the name and namespace taken from the persisted
+    object, the metadata the server sets left out."""
+    if not isinstance(obj, dict):
+        return obj
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    kept = {k: v for k, v in metadata.items() if k not in SERVER_SET and k not in ("name", "namespace")}
+    persisted_meta = persisted.get("metadata") if isinstance(persisted, dict) else None
+    if isinstance(persisted_meta, dict):
+        kept |= {k: persisted_meta[k] for k in ("name", "namespace") if k in persisted_meta}
+    return {**obj, "metadata": kept}
 
 
 def _run_case(case: dict[str, Any], files: _Files) -> ObjectResult:
@@ -127,4 +143,7 @@ def _run_case(case: dict[str, Any], files: _Files) -> ObjectResult:
     if "apiVersion" not in obj:
         obj = {**obj, "apiVersion": f"{crd.group}/{case['version']}"}
     old = case.get("oldObject") if case["operation"] == "UPDATE" else None
-    return validate_object(crd, obj, old, subresource=case.get("subresource"))
+    return validate_object(
+        crd, obj, old, subresource=case.get("subresource"), field_validation=case.get("fieldValidation", "Warn"),
+        k8s_version=case.get("kubernetesVersion"),
+    )  # fmt: skip

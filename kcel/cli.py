@@ -283,7 +283,7 @@ def _check(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     for crd in crds:
-        check = check_crd(crd)
+        check = check_crd(crd, k8s_version=args.k8s_version)
         rules = sum(count_rules(crd.schema_of(version)) for version in crd.versions)
         costs = [_cost_report(cost, args.explain_above) for cost in check.costs]
         totals = [
@@ -358,7 +358,7 @@ def _validate(args: argparse.Namespace) -> int:
         raise _UsageError(str(err)) from None
     for problem in catalog.problems:
         print(f"error: {problem}", file=sys.stderr)
-    options = Options(args.field_validation.capitalize(), args.namespace, args.subresource)
+    options = Options(args.field_validation.capitalize(), args.namespace, args.subresource, args.k8s_version)
     reports: list[Report] = []
     with _Progress(len(files)) as progress:
         for path in files:

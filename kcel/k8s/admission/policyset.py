@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from kcel.env import Env
+from kcel.k8s import field as fe
 from kcel.k8s.admission.compilation import Compiled, CompiledPolicy, Environments, compile_policy
 from kcel.k8s.admission.decision import Decision
 from kcel.k8s.admission.dispatch import Admission, Resources
 from kcel.k8s.admission.evaluation import Meter
 from kcel.k8s.admission.loading import Loaded, load
 from kcel.k8s.admission.model import Binding
-from kcel.k8s.environment import NEWEST
+from kcel.k8s.environment import NEWEST, server_version
 from kcel.libs.k8s_authz import Authorizer
 
 
@@ -34,6 +35,7 @@ class PolicySet:
     """
 
     def __init__(self, loaded: Loaded, k8s_version: str | None = None) -> None:
+        self.server = server_version(k8s_version)  # the API server answering (ValueError if unsupported)
         envs = Environments(Env(k8s_version=k8s_version or NEWEST, environment="stored"))
         self.problems: list[str] = list(loaded.problems)
         self.policies: tuple[CompiledPolicy, ...] = tuple(
@@ -79,7 +81,8 @@ class PolicySet:
         which has no opinion); `deadline` is a time.monotonic() instant after which expressions still to run
         fail with "operation interrupted", under the policy's failure policy.
         """
-        return Admission(self.policies, self.bindings, self.resources, request, authorizer, Meter(deadline)).run()
+        with fe.answering_as(self.server):
+            return Admission(self.policies, self.bindings, self.resources, request, authorizer, Meter(deadline)).run()
 
 
 def _compile_problems(policies: Sequence[CompiledPolicy]) -> list[str]:

@@ -118,11 +118,13 @@ def _versions_at(crd: CRD, path: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Options:
-    """How each object is sent: kubectl's `--validate` (field validation), namespace, subresource."""
+    """How each object is sent: kubectl's `--validate` (field validation), namespace, subresource; and to which
+    API server (`k8s_version`, default the newest)."""
 
     field_validation: str = "Strict"
     namespace: str = "default"
     subresource: str | None = None
+    k8s_version: str | None = None
 
 
 def validate_files(
@@ -175,7 +177,7 @@ def _validate(
     try:
         result = validate_object(crd, obj, previous, subresource=options.subresource,
                                  field_validation=options.field_validation, namespace=options.namespace,
-                                 strict_errors=document.strict_errors)  # fmt: skip
+                                 strict_errors=document.strict_errors, k8s_version=options.k8s_version)  # fmt: skip
     except ValueError as err:
         return place.report("error", str(err))
     meta = obj.get("metadata")

@@ -522,3 +522,39 @@ def test_corpus_project(project: str) -> None:
     skipped = [o for o in outcomes if o.status == "skipped"]
     if skipped or listed:
         print(f"{project}: {len(skipped)} skipped by the runner, {len(listed)} listed in crds_skips.txt")
+
+
+def test_the_runner_honours_version_field_validation_and_stored(tmp_path: Path) -> None:
+    """Any directory in the corpus format: `kubernetesVersion` picks the API server's texts, `fieldValidation`
+    (absent: Warn) how unknown fields are met, and `stored` is compared as upstream's harness compares it."""
+    project = tmp_path / "widgets"
+    project.mkdir()
+    (project / "crd.yaml").write_text(WIDGET, encoding="utf-8")
+    entry = {"file": "crd.yaml", "name": "widgets.example.com", "group": "example.com", "kind": "Widget",
+             "versions": [{"name": "v1", "served": True, "storage": True, "rules": 5}]}  # fmt: skip
+    (project / "index.json").write_text(json.dumps({"project": "widgets", "crds": [entry]}), encoding="utf-8")
+    too_many = widget_object({"minReplicas": 1, "maxReplicas": 30})
+    unknown = widget_object({"minReplicas": 1, "maxReplicas": 3, "extra": 1})
+    stored = {**widget_object({"minReplicas": 1, "maxReplicas": 3}), "metadata": {"name": "other", "uid": "u"}}
+    cases = [
+        ("old-text", too_many, {"errors": ['spec.maxReplicas: Invalid value: "integer": must be at most 10']},
+         {"kubernetesVersion": "1.34"}),
+        ("new-text", too_many, {"errors": ["spec.maxReplicas: Invalid value: 30: must be at most 10"]}, {}),
+        ("old-text-at-new-version", too_many, {"errors": ['Invalid value: "integer"']}, {}),
+        ("warn-by-default", unknown, "valid", {}),
+        ("strict", unknown, {"errors": ['unknown field "spec.extra"']}, {"fieldValidation": "Strict"}),
+        ("stored", widget_object({"minReplicas": 1, "maxReplicas": 3}), "valid", {"stored": stored}),
+        ("stored-differs", widget_object({"minReplicas": 1, "maxReplicas": 4}), "valid", {"stored": stored}),
+    ]  # fmt: skip
+    common = {"crd": "crd.yaml", "version": "v1", "operation": "CREATE"}
+    lines = [
+        json.dumps({"id": name, **common, "object": obj, "expect": expect, **extra})
+        for name, obj, expect, extra in cases
+    ]
+    (project / "cases.json").write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
+    outcomes = {o.id: o.status for o in runner.run_project(project, SkipList((), {}))}
+    assert outcomes == {
+        "widgets/widgets.example.com/v1": "passed", "widgets/old-text": "passed", "widgets/new-text": "passed",
+        "widgets/old-text-at-new-version": "failed", "widgets/warn-by-default": "passed", "widgets/strict": "passed",
+        "widgets/stored": "passed", "widgets/stored-differs": "failed",
+    }  # fmt: skip
