@@ -140,9 +140,12 @@ OMIT: Any = _Omitted()
 
 @dataclass(frozen=True, slots=True)
 class GoStruct:
-    """A Go struct without JSON tags as a bad value: rendered as a JSON object in field order (maps sort keys)."""
+    """A Go struct as a bad value: from 1.34 rendered as JSON in field order (no JSON tags: Go's field names), before
+    as `%#v` does, `go_type{Field:value, ...}`, with nil pointers as `(*T)(nil)` (`pointers` names their types)."""
 
     fields: tuple[tuple[str, Any], ...]
+    go_type: str = "struct"
+    pointers: tuple[tuple[str, str], ...] = ()  # field name -> the Go type it points to
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +275,52 @@ def render_value(value: Any, version: Version = LATEST) -> str:
     """
     if isinstance(value, float):
         return format_double(value)
-    return quote(value) if isinstance(value, str) else _json(value)  # ints and bools print alike either way
+    if isinstance(value, str):
+        return quote(value)
+    if version < JSON_BAD_VALUES:
+        return quote("null") if value is None else go_syntax(value)
+    return _json(value)  # ints and bools print alike either way
+
+
+JSON_BAD_VALUES: Version = (1, 34)
+"""Since 1.34 ErrorBody renders maps, lists and structs as JSON and nil as `null`; before, nil was the string
+"null" and anything else not a number, bool or string Go's `%#v` (apimachinery c58e197e, "Nicer value rendering")."""
+
+
+def go_syntax(value: Any, nested: bool = False) -> str:
+    """Go's `%#v` of a decoded (unstructured) value: `map[string]interface {}{"a":1, "b":[]interface {}{true}}`.
+
+    >>> go_syntax({"name": "a", "ports": [80, 1.5, None]})
+    'map[string]interface {}{"name":"a", "ports":[]interface {}{80, 1.5, interface {}(nil)}}'
+    """
+    if value is None:
+        return "interface {}(nil)" if nested else "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_double(value)
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, Mapping):
+        entries = ", ".join(f"{quote(k)}:{go_syntax(v, True)}" for k, v in sorted(value.items()))
+        return "map[string]interface {}{" + entries + "}"
+    if isinstance(value, GoStruct):
+        pointers = dict(value.pointers)
+        fields = ", ".join(
+            f"{name}:{_go_pointer(pointers[name], v) if name in pointers else go_syntax(v, True)}"
+            for name, v in value.fields
+        )
+        return f"{value.go_type}{{{fields}}}"
+    if isinstance(value, (list, tuple)):
+        return "[]interface {}{" + ", ".join(go_syntax(v, True) for v in value) + "}"
+    raise TypeError(f"cannot render a bad value of type {type(value).__name__}")
+
+
+def _go_pointer(target: str, value: Any) -> str:
+    """A pointer field: `(*bool)(nil)`, or an address, which Go prints and which differs every run."""
+    return f"(*{target})(nil)" if value is None else f"(*{target})(0xc000000000)"
 
 
 def json_text(value: Any) -> str:

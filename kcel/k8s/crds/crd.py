@@ -671,10 +671,12 @@ def _path_valid(text: str, schema: Schema) -> bool:
 
 def _go_rule(rule: ValidationRule) -> fe.GoStruct:
     """The internal `ValidationRule` struct as a bad value: it has no JSON tags, so fields keep Go's names."""
-    return fe.GoStruct((
+    fields = (
         ("Rule", rule.rule), ("Message", rule.message or ""), ("MessageExpression", rule.message_expression or ""),
         ("Reason", rule.reason), ("FieldPath", rule.field_path or ""), ("OptionalOldSelf", rule.optional_old_self),
-    ))  # fmt: skip
+    )  # fmt: skip
+    pointers = (("Reason", "apiextensions.FieldValueErrorReason"), ("OptionalOldSelf", "bool"))
+    return fe.GoStruct(fields, "apiextensions.ValidationRule", pointers)
 
 
 def _nested_rule_errors(schema: Schema, path: fe.Path) -> Iterator[fe.FieldError]:

@@ -262,6 +262,17 @@ def test_compile_errors_show_the_rule_as_a_go_struct() -> None:
     ]
 
 
+def test_before_1_34_the_rule_struct_prints_in_go_syntax() -> None:
+    """ErrorBody used `%#v` for structs until apimachinery c58e197e (1.34); nil pointers print with their type."""
+    crd = one_crd(rules_on({"type": "object", "properties": {"a": STRING}}, {"rule": "self.nope == 1"}))
+    (error,) = validate_crd(crd, k8s_version="1.33")
+    assert str(error).startswith(
+        f'{AT}.rule: Invalid value: apiextensions.ValidationRule{{Rule:"self.nope == 1", Message:"", '
+        'MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", '
+        "OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: undefined field 'nope'"
+    )
+
+
 @pytest.mark.parametrize(
     ("rule", "field", "detail"),
     [

@@ -37,3 +37,20 @@ ROWS = [
 def test_list_types(obj: dict[str, Any], expected: list[str]) -> None:
     found = validate_list_sets_and_maps(fe.Path(), Schema.from_json(SCHEMA), obj)
     assert [str(e) for e in found] == expected
+
+
+# Before 1.34 a compound bad value was Go's `%#v` of the decoded value (apimachinery c58e197e made it JSON).
+GO_SYNTAX_ROWS = [
+    ({"set": [{"a": 1}, {"a": 1.0}]}, ['set[1]: Duplicate value: map[string]interface {}{"a":1}']),
+    ({"map": [{"name": "x"}, {"name": "x", "v": 1}, {}, None]}, ['map[1]: Duplicate value: map[string]interface {}{"name":"x"}', "map[3]: Duplicate value: map[string]interface {}{}"]),
+    ({"map2": [{"a": 1, "b": [True]}, {"b": [True], "a": 1}]}, ['map2[1]: Duplicate value: map[string]interface {}{"a":1, "b":[]interface {}{true}}']),
+    ({"set": ["a", "b", "a"]}, ['set[2]: Duplicate value: "a"']),  # strings were always quoted
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("obj", "expected"), GO_SYNTAX_ROWS)
+@pytest.mark.parametrize("version", [(1, 30), (1, 33)])
+def test_list_types_before_json_bad_values(obj: dict[str, Any], expected: list[str], version: fe.Version) -> None:
+    with fe.answering_as(version):
+        found = validate_list_sets_and_maps(fe.Path(), Schema.from_json(SCHEMA), obj)
+    assert [str(e) for e in found] == expected

@@ -93,6 +93,32 @@ def test_create(gadgets: CRD, spec: Any, expected: str) -> None:
     assert message(gadgets, gadget(spec)) == expected
 
 
+# (spec, API server versions, message): the same requests as earlier API servers answered them.
+GADGET = 'Gadget.example.com "g" is invalid: '
+NOT_CHECKED_BEFORE_1_34 = NOT_CHECKED.replace("null", '"null"', 1)
+BY_VERSION = [
+    # Before 1.35 a rule failure showed the schema type as the bad value (apiextensions c558c5206, 518538519).
+    ({"size": 30}, ["1.30", "1.34"], GADGET + 'spec: Invalid value: "object": size must not exceed limit'),
+    ({"size": 30}, ["1.35", "1.37"], GADGET + "spec: Invalid value: size must not exceed limit"),
+    # Before 1.34 a nil bad value printed as the string "null" (apimachinery c58e197e).
+    ({"limit": 1}, ["1.30", "1.33"], GADGET + f"[spec.size: Required value, {NOT_CHECKED_BEFORE_1_34}]"),
+    ({"limit": 1}, ["1.34", "1.37"], GADGET + f"[spec.size: Required value, {NOT_CHECKED}]"),
+]
+
+
+@pytest.mark.parametrize(("spec", "versions", "expected"), BY_VERSION)
+def test_each_api_server_version_answers_with_its_texts(
+    gadgets: CRD, spec: Any, versions: list[str], expected: str
+) -> None:
+    for version in versions:
+        assert message(gadgets, gadget(spec), k8s_version=version) == expected, version
+
+
+def test_an_unsupported_version_is_refused(gadgets: CRD) -> None:
+    with pytest.raises(ValueError, match="kcel answers as Kubernetes 1.30 to 1.37"):
+        message(gadgets, gadget({"size": 1}), k8s_version="1.29")
+
+
 def test_the_stored_object_is_pruned_and_defaulted(gadgets: CRD) -> None:
     obj = {**gadget({"size": 1, "extra": 1}, labels={}), "status": {"phase": "Ready"}}
     result = validate_object(gadgets, obj, field_validation="Ignore")
