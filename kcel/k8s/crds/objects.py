@@ -15,7 +15,7 @@ from kcel.k8s import field as fe
 from kcel.k8s.crds.crd import CRD, CRDVersion
 from kcel.k8s.customresources.openapi import OpenAPIValidator
 from kcel.k8s.customresources.pipeline import FIELD_VALIDATIONS, Request, admit
-from kcel.k8s.environment import Version, compatibility, server_version
+from kcel.k8s.environment import Version, server_version
 from kcel.k8s.rules.validation import Validator
 from kcel.k8s.schemas.schema import Schema
 
@@ -106,6 +106,5 @@ class _VersionKind:
         key = (self.version, part, self.server)
         if key not in cache:
             schema = self.schema if not part else (self.schema.properties or {}).get(part) if self.schema else None
-            formats_at = compatibility(self.server)  # formats are gated by the compatibility version
-            cache[key] = OpenAPIValidator(schema or Schema(), formats_at) if schema is not None or not part else None
+            cache[key] = OpenAPIValidator(schema or Schema(), self.server) if schema is not None or not part else None
         return cache[key]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from kcel.errors import EvalError
 from kcel.goregex import compile_go_regex, search_matches
+from kcel.k8s.environment import compatibility
 from kcel.libs.k8s_format import is_base64, is_date, is_date_time, is_uuid, parse_request_uri
 from kcel.temporal import Duration
 
@@ -227,17 +228,26 @@ FORMATS: dict[str, Check] = {
 _SINCE_1_34 = frozenset(("k8sshortname", "k8slongname"))
 
 
-def supported_format(schema_type: str, format_name: str, version: tuple[int, int]) -> str:
-    """The format the API server keeps for a schema node ("" when it drops it: StripUnsupportedFormats).
+NUMBER_FORMATS_KEPT = (1, 36)
+"""API servers from 1.36 keep int32/int64/float/double on numbers (apiextensions 0835a2fa9, "Stop stripping valid
+formats for number/integer types") and strip string formats from other types; before, every node kept only the
+string formats."""
+
+
+def supported_format(schema_type: str, format_name: str, server: tuple[int, int]) -> str:
+    """The format an API server of version `server` keeps for a schema node ("" when StripUnsupportedFormats drops
+    it). String formats are those known at its compatibility version (one minor before it).
 
     >>> supported_format("string", "date-time", (1, 36)), supported_format("string", "int32", (1, 36))
     ('date-time', '')
+    >>> supported_format("integer", "int32", (1, 36)), supported_format("integer", "int32", (1, 35))
+    ('int32', '')
     """
     if not format_name:
         return ""
-    if schema_type in ("", "string"):
-        name = normalize(format_name)
-        known = name in FORMATS and (name not in _SINCE_1_34 or version >= (1, 34))
+    name = normalize(format_name)
+    known = name in FORMATS and (name not in _SINCE_1_34 or compatibility(server) >= (1, 34))
+    if schema_type in ("", "string") or server < NUMBER_FORMATS_KEPT:
         return format_name if known else ""
     if schema_type == "integer":
         return format_name if format_name in ("int32", "int64") else ""

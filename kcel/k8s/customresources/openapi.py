@@ -22,8 +22,8 @@ from typing import Any
 
 from kcel.goregex import GoRegexError, compile_go_regex, search_matches
 from kcel.k8s import field as fe
-from kcel.k8s.customresources.formats import check_format, supported_format
-from kcel.k8s.environment import DEFAULT_COMPATIBILITY
+from kcel.k8s.customresources.formats import NUMBER_FORMATS_KEPT, check_format, supported_format
+from kcel.k8s.environment import LATEST, Version
 from kcel.k8s.schemas.correlation import CorrelatedObject, deep_equal
 from kcel.k8s.schemas.schema import Schema
 from kcel.libs.standard import format_double
@@ -120,7 +120,8 @@ class OpenAPIValidator:
     ['spec.n: Invalid value: 5: spec.n in body should be less than or equal to 3', 'spec.a: Required value']
     """
 
-    def __init__(self, schema: Schema, k8s_version: tuple[int, int] = DEFAULT_COMPATIBILITY) -> None:
+    def __init__(self, schema: Schema, k8s_version: Version = LATEST) -> None:
+        """`k8s_version`: the API server (its version decides which formats are kept and checked)."""
         self.schema = schema
         self.version = k8s_version
         self._nodes: dict[int, _Node] = {}
@@ -149,6 +150,8 @@ class OpenAPIValidator:
         types = ("integer", "string") if schema.int_or_string else ((schema.type,) if schema.type else ())
         kept = supported_format(schema.type if len(types) == 1 else "", schema.format, self.version)
         number_type = types[0] if len(types) == 1 and types[0] in ("integer", "number") else ""
+        if self.version < NUMBER_FORMATS_KEPT:
+            number_type = ""  # kube-openapi's numberValidator got no type before 1.36 (1d94e88): no range checks
         number_format = kept if (number_type, kept) in _NUMBER_FORMATS else ""
         node = _Node(schema, types, kept, number_type, number_format)
         if schema.pattern:

@@ -183,8 +183,28 @@ def test_a_part_of_the_schema_reports_under_its_path() -> None:
 
 
 def test_unsupported_formats_before_their_version_are_dropped() -> None:
+    """k8s-short-name arrived at compatibility version 1.34, which API servers use from 1.35."""
     schema = field_schema(type="string", format="k8s-short-name")
-    assert errors(schema, {"field": "A"}, k8s_version=(1, 33)) == []
+    assert errors(schema, {"field": "A"}, k8s_version=(1, 34)) == []
+    assert errors(schema, {"field": "A"}, k8s_version=(1, 35)) == [
+        'field: Invalid value: "A": field in body must be of type k8s-short-name: "A"'
+    ]
+
+
+def test_number_formats_are_kept_and_checked_from_1_36() -> None:
+    """Before 1.36 integer and number formats were stripped (apiextensions 0835a2fa9) and kube-openapi checked no
+    ranges (1d94e88): a float is then an integer type error, and an int64 in an int32 field is fine."""
+    schema = field_schema(type="integer", format="int32")
+    assert errors(schema, {"field": 1.5}, k8s_version=(1, 35)) == [
+        'field: Invalid value: "number": field in body must be of type integer: "number"'
+    ]
+    assert errors(schema, {"field": 2**40}, k8s_version=(1, 35)) == []
+    assert errors(schema, {"field": 1.5}, k8s_version=(1, 36))[0] == (
+        'field: Invalid value: "float64": field in body must be of type int32: "float64"'
+    )
+    assert errors(schema, {"field": 2**40}, k8s_version=(1, 36)) == [
+        '<nil>: Invalid value: "": Checked value must be of type integer with format int32 in field'
+    ]
 
 
 def test_helpers() -> None:
