@@ -215,8 +215,18 @@ def not_supported(path: Path, value: Any, supported: Iterable[str]) -> FieldErro
 
 
 def too_long(path: Path, max_length: int, unit: str = "byte") -> FieldError:
-    """field.TooLong (`unit="character"`: TooLongCharacters); the value itself is never shown."""
-    detail = f"may not be more than {_count(max_length, unit)}" if max_length >= 0 else "value is too long"
+    """field.TooLong (`unit="character"`: TooLongCharacters); the value itself is never shown.
+
+    Before 1.32 it was `TooLongMaxLength`'s "may not be longer than N"; 1.32 said "N bytes" even for one
+    (apimachinery 95a7a4666, c58e197e)."""
+    if max_length < 0:
+        detail = "value is too long"
+    elif api_server() < (1, 32):
+        detail = f"may not be longer than {max_length}"
+    elif api_server() < (1, 34):
+        detail = f"may not be more than {max_length} {unit}s"
+    else:
+        detail = f"may not be more than {_count(max_length, unit)}"
     return FieldError(ErrorType.TOO_LONG, path, "<value omitted>", detail)
 
 
@@ -226,8 +236,9 @@ def too_short(path: Path, value: str, min_length: int) -> FieldError:
 
 
 def too_many(path: Path, actual: int, maximum: int) -> FieldError:
-    """field.TooMany: a negative `actual` means unknown and is not shown."""
-    detail = f"must have at most {_count(maximum, 'item')}" if maximum >= 0 else "has too many items"
+    """field.TooMany: a negative `actual` means unknown and is not shown ("1 items" before 1.34)."""
+    items = _count(maximum, "item") if api_server() >= (1, 34) else f"{maximum} items"
+    detail = f"must have at most {items}" if maximum >= 0 else "has too many items"
     return FieldError(ErrorType.TOO_MANY, path, actual if actual >= 0 else OMIT, detail)
 
 

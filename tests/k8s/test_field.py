@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from kcel.k8s import field as fe
 from kcel.k8s.field import (
     OMIT,
     ErrorType,
@@ -198,3 +199,30 @@ def test_invalid_status_message(errors: list[FieldError], message: str) -> None:
 
 def test_status_message_quotes_the_name() -> None:
     assert invalid_status_message("Widget", 'a"b', [E2]) == 'Widget "a\\"b" is invalid: spec.x: Forbidden: no'
+
+
+# (API server, too_long(max 1), too_long(max 5), too_many(max 1)): apimachinery 95a7a4666 (1.32), c58e197e (1.34).
+LENGTH_TEXTS = [
+    ((1, 30), "may not be longer than 1", "may not be longer than 5", "must have at most 1 items"),
+    ((1, 31), "may not be longer than 1", "may not be longer than 5", "must have at most 1 items"),
+    ((1, 32), "may not be more than 1 bytes", "may not be more than 5 bytes", "must have at most 1 items"),
+    ((1, 33), "may not be more than 1 bytes", "may not be more than 5 bytes", "must have at most 1 items"),
+    ((1, 34), "may not be more than 1 byte", "may not be more than 5 bytes", "must have at most 1 item"),
+    ((1, 37), "may not be more than 1 byte", "may not be more than 5 bytes", "must have at most 1 item"),
+]
+
+
+@pytest.mark.parametrize(("version", "long_1", "long_5", "many_1"), LENGTH_TEXTS)
+def test_length_and_count_texts_follow_the_version(version: fe.Version, long_1: str, long_5: str, many_1: str) -> None:
+    with fe.answering_as(version):
+        errors = [fe.too_long(fe.Path(), 1), fe.too_long(fe.Path(), 5), fe.too_many(fe.Path(), 2, 1)]
+    assert [e.detail for e in errors] == [long_1, long_5, many_1]
+    assert fe.too_many(fe.Path(), 2, 1).version == fe.LATEST  # outside the block: the newest API server
+
+
+def test_errors_render_with_the_version_they_were_made_under() -> None:
+    with fe.answering_as((1, 33)):
+        old = fe.invalid(fe.Path.new("spec"), {"a": [1, None]}, "bad")
+    new = fe.invalid(fe.Path.new("spec"), {"a": [1, None]}, "bad")
+    assert str(old) == 'spec: Invalid value: map[string]interface {}{"a":[]interface {}{1, interface {}(nil)}}: bad'
+    assert str(new) == 'spec: Invalid value: {"a":[1,null]}: bad'
