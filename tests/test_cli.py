@@ -32,6 +32,31 @@ def test_check_reports_a_rule_that_does_not_compile(tmp_path: Path, capsys: pyte
     assert "found no matching overload for '_<=_' applied to '(int, string)'" in report["errors"][0]["message"]
 
 
+def test_check_rejects_a_library_the_version_lacks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The IP library came in 1.30: a 1.30 API server offers new CRDs 1.29's environment, a 1.31 one has it."""
+    crd = tmp_path / "crd.yaml"
+    crd.write_text(Path(CRD).read_text().replace("self.image.contains(':')", "!isIP(self.image)"))
+    assert main(["check", str(crd), "--k8s-version", "1.31"]) == 0
+    capsys.readouterr()
+    assert main(["check", str(crd), "--k8s-version", "1.30"]) == 1
+    out = capsys.readouterr().out
+    assert "widgets.example.com: rejected (3 rules)" in out
+    assert "undeclared reference to 'isIP' (in container '')" in out
+    with pytest.raises(SystemExit) as exited:
+        main(["check", str(crd), "--k8s-version", "2.0"])
+    assert exited.value.code == 2
+
+
+def test_validate_answers_as_the_version_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    """Before 1.35 a rule failure shows the type of the node the rule sits on (not its fieldPath's) as the value."""
+    assert main(["validate", "--crd", CRD, WIDGET, "--k8s-version", "1.34"]) == 1
+    assert capsys.readouterr().out == (
+        f'{WIDGET}: document 0: Widget.example.com "w1" is invalid: ['
+        'spec: Invalid value: "object": replicas must not exceed maxReplicas in Safe mode, '
+        'spec.containers[1].image: Invalid value: "object": images must be pinned to a tag other than latest]\n'
+    )
+
+
 def test_validate_prints_the_api_servers_message(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "--crd", CRD, WIDGET]) == 1
     assert capsys.readouterr().out == (
