@@ -387,14 +387,16 @@ class _Environments:
 
 
 def _expressions(old: CRD) -> tuple[frozenset[str], frozenset[str]]:
-    """The rule and messageExpression texts an existing CRD holds."""
+    """The rule and messageExpression texts an existing CRD holds. Before 1.31 the API server collected the rule
+    texts as the old messageExpressions too (apiextensions 5d129eee2 fixed it), so an unchanged messageExpression
+    counted as stored only if some old rule read the same."""
     rules: set[str] = set()
     messages: set[str] = set()
     schemas = [old.validation, *(v.schema for v in old.versions)]
     for rule in (rule for schema in schemas for rule in _all_rules(schema)):
         rules.add(rule.rule)
         if rule.message_expression:
-            messages.add(rule.message_expression)
+            messages.add(rule.message_expression if fe.api_server() >= (1, 31) else rule.rule)
     return frozenset(rules), frozenset(messages)
 
 

@@ -381,17 +381,29 @@ def test_schema_errors_come_before_cel_errors() -> None:
 
 
 def test_update_compiles_existing_expressions_in_the_stored_environment() -> None:
-    # isIP arrived in Kubernetes 1.30: a 1.30 API server stores it but offers new expressions 1.29's environment.
+    # Two-variable comprehensions arrived in 1.32: a 1.32 API server stores them but offers new expressions 1.31's
+    # environment, so only rules and messageExpressions the old CRD already had may use them.
+    rule = {"rule": "[1].all(i, v, v > i)", "messageExpression": "[1].exists(i, v, v > i) ? 'a' : 'b'"}
+    old = one_crd(rules_on(STRING, rule))
+    new = one_crd(rules_on(STRING, rule, {"rule": "[1].all(i, v, v > i)"}))
+    assert validate_crd(new, old, k8s_version="1.32") == []
+    assert validate_crd(new, k8s_version="1.33") == []
+    details = [e.detail.partition("\n")[0] for e in validate_crd(new, k8s_version="1.32")]
+    assert details == ["compilation failed: ERROR: <input>:1:8: undeclared reference to 'all' (in container '')"] * 2
+    changed = one_crd(rules_on(STRING, {**rule, "messageExpression": "[1].exists(i, v, v < i) ? 'a' : 'b'"}))
+    (error,) = validate_crd(changed, old, k8s_version="1.32")
+    assert str(error.field) == f"{AT}.messageExpression"
+
+
+def test_before_1_31_unchanged_message_expressions_compiled_as_new() -> None:
+    """A 1.30 API server took the old rules' texts for the old messageExpressions (apiextensions 5d129eee2): an
+    unchanged messageExpression using what only stored expressions may (isIP, from 1.30) was rejected on update."""
     rule = {"rule": "isIP(self)", "messageExpression": "string(isIP(self))"}
     old = one_crd(rules_on(STRING, rule))
-    new = one_crd(rules_on(STRING, rule, {"rule": "isIP(self)"}))
-    assert validate_crd(new, old, k8s_version="1.30") == []
-    assert validate_crd(new, k8s_version="1.31") == []
-    details = [e.detail.partition("\n")[0] for e in validate_crd(new, k8s_version="1.30")]
-    assert details == ["compilation failed: ERROR: <input>:1:5: undeclared reference to 'isIP' (in container '')"] * 2
-    changed = one_crd(rules_on(STRING, {"rule": "isIP(self)", "messageExpression": "isIP(self) ? 'a' : 'b'"}))
-    (error,) = validate_crd(changed, old, k8s_version="1.30")
+    (error,) = validate_crd(one_crd(rules_on(STRING, rule)), old, k8s_version="1.30")
     assert str(error.field) == f"{AT}.messageExpression"
+    assert "undeclared reference to 'isIP'" in error.detail
+    assert validate_crd(one_crd(rules_on(STRING, rule)), old, k8s_version="1.31") == []
 
 
 # --- custom resources ------------------------------------------------------------------------------------
