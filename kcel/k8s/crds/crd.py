@@ -634,15 +634,21 @@ class _SchemaCheck:
 
 
 def _rule_field_errors(rule: ValidationRule, schema: Schema, path: fe.Path) -> list[fe.FieldError]:
-    """The checks of one rule's fields that need no compilation (upstream's "schema errors")."""
+    """The checks of one rule's fields that need no compilation (upstream's "schema errors"). Before 1.34 the
+    details of the invalid message and fieldPath started with the field's name (apiextensions 890aa9b3b)."""
+    named = fe.api_server() < (1, 34)
+
+    def invalid(name: str, value: str, detail: str) -> fe.FieldError:
+        return fe.invalid(path.child(name), value, f"{name} {detail}" if named else detail)
+
     errors = []
     rule_text, message = rule.rule.strip(GO_SPACE), (rule.message or "").strip(GO_SPACE)
     if not rule_text:
         errors.append(fe.required(path.child("rule"), "rule is not specified"))
     elif rule.message and not message:
-        errors.append(fe.invalid(path.child("message"), rule.message, "must be non-empty if specified"))
+        errors.append(invalid("message", rule.message, "must be non-empty if specified"))
     elif _has_line_breaks(message):
-        errors.append(fe.invalid(path.child("message"), rule.message, "must not contain line breaks"))
+        errors.append(invalid("message", rule.message, "must not contain line breaks"))
     elif _has_line_breaks(rule_text) and not message:
         errors.append(fe.required(path.child("message"), "message must be specified if rule contains line breaks"))
     if rule.message_expression and not rule.message_expression.strip(GO_SPACE):
@@ -651,11 +657,11 @@ def _rule_field_errors(rule: ValidationRule, schema: Schema, path: fe.Path) -> l
         errors.append(fe.not_supported(path.child("reason"), rule.reason, SUPPORTED_REASONS))
     field_path = rule.field_path or ""
     if field_path and not field_path.strip(GO_SPACE):
-        errors.append(fe.invalid(path.child("fieldPath"), field_path, "must be non-empty if specified"))
+        errors.append(invalid("fieldPath", field_path, "must be non-empty if specified"))
     if _has_line_breaks(field_path):
-        errors.append(fe.invalid(path.child("fieldPath"), field_path, "must not contain line breaks"))
+        errors.append(invalid("fieldPath", field_path, "must not contain line breaks"))
     if field_path and not _path_valid(field_path, schema):
-        errors.append(fe.invalid(path.child("fieldPath"), field_path, "must be a valid path"))
+        errors.append(invalid("fieldPath", field_path, "must be a valid path"))
     return errors
 
 

@@ -256,7 +256,8 @@ def validate_embedded(path: fe.Path, obj: Any, schema: Schema | None) -> list[fe
 
 
 def _embedded_resource(path: fe.Path, obj: dict[str, Any]) -> list[fe.FieldError]:
-    errors = [fe.required(path.child(key), "") for key in ("apiVersion", "kind") if key not in obj]
+    detail = "" if fe.api_server() >= (1, 34) else "must not be empty"  # apiextensions f0841a757 dropped it
+    errors = [fe.required(path.child(key), detail) for key in ("apiVersion", "kind") if key not in obj]
     for key, value in obj.items():
         if key == "apiVersion":
             errors += _embedded_api_version(path.child(key), value)

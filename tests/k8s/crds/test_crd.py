@@ -581,3 +581,16 @@ def test_the_runner_honours_version_field_validation_and_stored(tmp_path: Path) 
         "widgets/old-text-at-new-version": "failed", "widgets/warn-by-default": "passed", "widgets/strict": "passed",
         "widgets/stored": "passed", "widgets/stored-differs": "failed",
     }  # fmt: skip
+
+
+def test_before_1_34_rule_field_details_named_the_field() -> None:
+    """apiextensions 890aa9b3b (1.34) dropped the field's name from these details."""
+    crd = one_crd(rules_on(STRING, {"rule": "true", "message": "a\nb", "fieldPath": " "}))
+    assert [e.detail for e in validate_crd(crd, k8s_version="1.33")] == [
+        "message must not contain line breaks",
+        "fieldPath must be non-empty if specified",
+        "fieldPath must be a valid path",
+    ]
+    assert [e.detail for e in validate_crd(crd, k8s_version="1.34")] == [
+        "must not contain line breaks", "must be non-empty if specified", "must be a valid path",
+    ]  # fmt: skip

@@ -103,6 +103,18 @@ BY_VERSION = [
     # Before 1.34 a nil bad value printed as the string "null" (apimachinery c58e197e).
     ({"limit": 1}, ["1.30", "1.33"], GADGET + f"[spec.size: Required value, {NOT_CHECKED_BEFORE_1_34}]"),
     ({"limit": 1}, ["1.34", "1.37"], GADGET + f"[spec.size: Required value, {NOT_CHECKED}]"),
+    # Before 1.34 an embedded resource's missing apiVersion and kind said "must not be empty" (apiextensions f0841a757).
+    (
+        {"size": 1, "template": {}},
+        ["1.33"],
+        GADGET + "[spec.template.apiVersion: Required value: must not be empty, "
+        f"spec.template.kind: Required value: must not be empty, {NOT_CHECKED_BEFORE_1_34}]",
+    ),
+    (
+        {"size": 1, "template": {}},
+        ["1.34"],
+        GADGET + f"[spec.template.apiVersion: Required value, spec.template.kind: Required value, {NOT_CHECKED}]",
+    ),
 ]
 
 
