@@ -196,14 +196,17 @@ def _update(
     strategy = objectmeta.validate_object_meta_update(meta, old_meta, fe.Path.new("metadata"))
     correlation = CorrelatedObject(obj, old, kind.schema)
     if subresource == "status":
+        # Status updates were not ratcheted before 1.33 (apiextensions 25c2ba633, "Fix status subresource ratcheting").
+        ratcheting = fe.api_server() >= (1, 33)
         if "status" in obj:
-            strategy += _openapi(kind, obj["status"], correlation.key("status"), "status")
+            strategy += _openapi(kind, obj["status"], correlation.key("status") if ratcheting else None, "status")
     else:
+        ratcheting = True
         strategy += _openapi(kind, obj, correlation)
         strategy += objectmeta.validate_embedded(fe.Path(), obj, kind.schema)
     if not validate_list_sets_and_maps(fe.Path(), kind.schema, old):
         strategy += validate_list_sets_and_maps(fe.Path(), kind.schema, obj)
-    rule_errors, warnings = _with_rules(kind, strategy, obj, old)
+    rule_errors, warnings = _with_rules(kind, strategy, obj, old, ratcheting)
     return errors + rule_errors, warnings
 
 
@@ -243,10 +246,10 @@ def _openapi(kind: Kind, value: Any, correlation: CorrelatedObject | None, part:
 
 
 def _with_rules(
-    kind: Kind, errors: list[fe.FieldError], obj: dict[str, Any], old: dict[str, Any] | None
+    kind: Kind, errors: list[fe.FieldError], obj: dict[str, Any], old: dict[str, Any] | None, ratcheting: bool = True
 ) -> tuple[list[fe.FieldError], list[str]]:
     """hasBlockingErr, else the CEL rules."""
     if any(error.type in BLOCKING for error in errors):
         return [*errors, fe.invalid(fe.Path(), None, NOT_CHECKED)], []
-    result = kind.cel().validate(obj, old)
+    result = kind.cel().validate(obj, old, ratcheting=ratcheting)
     return [*errors, *result.errors], result.warnings

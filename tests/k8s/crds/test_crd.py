@@ -505,6 +505,16 @@ def test_unchanged_invalid_values_are_ratcheted_to_warnings(widget: CRD) -> None
     assert (result.errors, result.warnings) == ([], ["spec.maxReplicas: Invalid value: 30: must be at most 10"])
 
 
+def test_status_updates_are_ratcheted_from_1_33(widget: CRD) -> None:
+    """apiextensions 25c2ba633: before 1.33 a status update re-checked unchanged invalid status values."""
+    old = widget_object({"minReplicas": 1, "maxReplicas": 3}, {"phase": "Gone"})
+    new = widget_object({"minReplicas": 1, "maxReplicas": 3}, {"phase": "Gone"})
+    ratcheted = validate_object(widget, new, old, subresource="status", k8s_version="1.33")
+    assert (ratcheted.errors, ratcheted.warnings) == ([], ["status.phase: Forbidden: unknown phase"])
+    checked = validate_object(widget, new, old, subresource="status", k8s_version="1.32")
+    assert checked.message == 'Widget.example.com "w1" is invalid: status.phase: Forbidden: unknown phase'
+
+
 def test_status_is_dropped_on_create_and_kept_on_update(widget: CRD) -> None:
     spec, bad_status = {"minReplicas": 1, "maxReplicas": 3}, {"phase": "Gone"}
     assert validate_object(widget, widget_object(spec, bad_status)).errors == []
