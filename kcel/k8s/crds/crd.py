@@ -648,7 +648,7 @@ def _rule_field_errors(rule: ValidationRule, schema: Schema, path: fe.Path) -> l
     elif rule.message and not message:
         errors.append(invalid("message", rule.message, "must be non-empty if specified"))
     elif _has_line_breaks(message):
-        errors.append(invalid("message", rule.message, "must not contain line breaks"))
+        errors.append(invalid("message", rule.message or "", "must not contain line breaks"))
     elif _has_line_breaks(rule_text) and not message:
         errors.append(fe.required(path.child("message"), "message must be specified if rule contains line breaks"))
     if rule.message_expression and not rule.message_expression.strip(GO_SPACE):
