@@ -217,16 +217,25 @@ def not_supported(path: Path, value: Any, supported: Iterable[str]) -> FieldErro
 def too_long(path: Path, max_length: int, unit: str = "byte") -> FieldError:
     """field.TooLong (`unit="character"`: TooLongCharacters); the value itself is never shown.
 
-    Before 1.32 it was `TooLongMaxLength`'s "may not be longer than N"; 1.32 said "N bytes" even for one
-    (apimachinery 95a7a4666, c58e197e)."""
-    if max_length < 0:
+    Before 1.32 its detail was "must have at most N bytes"; 1.32 and 1.33 said "may not be more than N bytes",
+    even for one (apimachinery 51cdbebd, c58e197e)."""
+    if max_length >= 0 and api_server() < (1, 32):
+        detail = f"must have at most {max_length} bytes"
+    elif max_length < 0:
         detail = "value is too long"
-    elif api_server() < (1, 32):
-        detail = f"may not be longer than {max_length}"
     elif api_server() < (1, 34):
         detail = f"may not be more than {max_length} {unit}s"
     else:
         detail = f"may not be more than {_count(max_length, unit)}"
+    return FieldError(ErrorType.TOO_LONG, path, "<value omitted>", detail)
+
+
+def too_long_max_length(path: Path, max_length: int) -> FieldError:
+    """field.TooLongMaxLength, which OpenAPI `maxLength` errors used before 1.32 ("may not be longer than N");
+    from 1.32 it is `too_long`."""
+    if api_server() >= (1, 32):
+        return too_long(path, max_length)
+    detail = f"may not be longer than {max_length}" if max_length >= 0 else "value is too long"
     return FieldError(ErrorType.TOO_LONG, path, "<value omitted>", detail)
 
 

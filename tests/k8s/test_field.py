@@ -201,10 +201,11 @@ def test_status_message_quotes_the_name() -> None:
     assert invalid_status_message("Widget", 'a"b', [E2]) == 'Widget "a\\"b" is invalid: spec.x: Forbidden: no'
 
 
-# (API server, too_long(max 1), too_long(max 5), too_many(max 1)): apimachinery 95a7a4666 (1.32), c58e197e (1.34).
+# (API server, too_long(max 1), too_long_max_length(max 5), too_many(max 1)): apimachinery 51cdbebd (1.32),
+# c58e197e (1.34). Before 1.32 TooLong and TooLongMaxLength (OpenAPI maxLength) differed.
 LENGTH_TEXTS = [
-    ((1, 30), "may not be longer than 1", "may not be longer than 5", "must have at most 1 items"),
-    ((1, 31), "may not be longer than 1", "may not be longer than 5", "must have at most 1 items"),
+    ((1, 30), "must have at most 1 bytes", "may not be longer than 5", "must have at most 1 items"),
+    ((1, 31), "must have at most 1 bytes", "may not be longer than 5", "must have at most 1 items"),
     ((1, 32), "may not be more than 1 bytes", "may not be more than 5 bytes", "must have at most 1 items"),
     ((1, 33), "may not be more than 1 bytes", "may not be more than 5 bytes", "must have at most 1 items"),
     ((1, 34), "may not be more than 1 byte", "may not be more than 5 bytes", "must have at most 1 item"),
@@ -215,7 +216,7 @@ LENGTH_TEXTS = [
 @pytest.mark.parametrize(("version", "long_1", "long_5", "many_1"), LENGTH_TEXTS)
 def test_length_and_count_texts_follow_the_version(version: fe.Version, long_1: str, long_5: str, many_1: str) -> None:
     with fe.answering_as(version):
-        errors = [fe.too_long(fe.Path(), 1), fe.too_long(fe.Path(), 5), fe.too_many(fe.Path(), 2, 1)]
+        errors = [fe.too_long(fe.Path(), 1), fe.too_long_max_length(fe.Path(), 5), fe.too_many(fe.Path(), 2, 1)]
     assert [e.detail for e in errors] == [long_1, long_5, many_1]
     assert fe.too_many(fe.Path(), 2, 1).version == fe.LATEST  # outside the block: the newest API server
 

@@ -596,7 +596,7 @@ def _field_error(base: fe.Path, problem: Problem) -> fe.FieldError:
         supported = [v if isinstance(v, str) else fe.json_text(v) for v in problem.values]
         return fe.not_supported(path, None if problem.value is _NO_VALUE else problem.value, supported)
     if code is Code.TOO_LONG:
-        return fe.too_long(path, problem.valid if isinstance(problem.valid, int) else -1)
+        return fe.too_long_max_length(path, problem.valid if isinstance(problem.valid, int) else -1)
     if code in (Code.MAX_ITEMS, Code.TOO_MANY_PROPERTIES):
         return fe.too_many(path, problem.value, problem.valid)
     if code is Code.INVALID_TYPE:

@@ -241,7 +241,8 @@ def _openapi(kind: Kind, value: Any, correlation: CorrelatedObject | None, part:
     validator = kind.openapi(part)
     if validator is None:
         return []
-    path = fe.Path.new(part) if part else fe.Path()
+    # A 1.30 API server validated the status without its path (apiextensions 5650a2e3d added it in 1.31).
+    path = fe.Path.new(part) if part and fe.api_server() >= (1, 31) else fe.Path()
     return validator.validate_correlated(value, correlation, path=path)
 
 

@@ -515,6 +515,19 @@ def test_status_updates_are_ratcheted_from_1_33(widget: CRD) -> None:
     assert checked.message == 'Widget.example.com "w1" is invalid: status.phase: Forbidden: unknown phase'
 
 
+def test_a_1_30_api_server_named_status_schema_errors_without_status(widget: CRD) -> None:
+    """apiextensions 5650a2e3d (1.31) passed the `status` path to the status schema's validator."""
+    old = widget_object({"minReplicas": 1, "maxReplicas": 3}, {"phase": "Ready"})
+    new = widget_object({"minReplicas": 1, "maxReplicas": 3}, {"phase": 1})
+    messages = [
+        validate_object(widget, new, old, subresource="status", k8s_version=v).message for v in ("1.30", "1.31")
+    ]
+    assert [m.partition("is invalid: ")[2].partition(",")[0] for m in messages] == [
+        '[phase: Invalid value: "integer": phase in body must be of type string: "integer"',
+        '[status.phase: Invalid value: "integer": phase in body must be of type string: "integer"',
+    ]
+
+
 def test_status_is_dropped_on_create_and_kept_on_update(widget: CRD) -> None:
     spec, bad_status = {"minReplicas": 1, "maxReplicas": 3}, {"phase": "Gone"}
     assert validate_object(widget, widget_object(spec, bad_status)).errors == []

@@ -118,6 +118,17 @@ BY_VERSION = [
 ]
 
 
+@pytest.mark.parametrize(("version", "detail"), [
+    ("1.31", "must have at most 262144 bytes"), ("1.32", "may not be more than 262144 bytes"),
+])  # fmt: skip
+def test_the_annotation_size_limit_text_follows_the_version(gadgets: CRD, version: str, detail: str) -> None:
+    """TooLong said "must have at most N bytes" before 1.32 (apimachinery 51cdbebd); OpenAPI maxLength did not."""
+    obj = gadget({"size": 1}, annotations={"a": "x" * 262144})
+    assert message(gadgets, obj, k8s_version=version).startswith(
+        GADGET + f"[metadata.annotations: Too long: {detail}, "
+    )
+
+
 @pytest.mark.parametrize(("spec", "versions", "expected"), BY_VERSION)
 def test_each_api_server_version_answers_with_its_texts(
     gadgets: CRD, spec: Any, versions: list[str], expected: str
