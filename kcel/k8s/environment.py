@@ -119,6 +119,13 @@ class Configuration:
     literal_validators: bool
 
 
+# Library behaviour that changed with the API server's own code rather than with an environment option: an API
+# server older than the version given runs the library at the older version (its texts or results).
+SERVER_BEHAVIOUR: tuple[tuple[str, Version, int], ...] = (
+    ("k8s_format", (1, 35), 0),  # label key/value texts of util/validation (apimachinery da7b67ed)
+)
+
+
 def configuration(compatibility: Version, environment: str = "new", server: Version = LATEST) -> Configuration:
     """Libraries, macros and checker options of the Kubernetes base environment (see `options`)."""
     chosen = options(compatibility, environment, server)
@@ -127,6 +134,9 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
     by_name: dict[str, Library] = {}
     for option in chosen:
         for module, library_version in option.libraries:
+            for changed, since, older in SERVER_BEHAVIOUR:
+                if module == changed and server < since:
+                    library_version = older
             loaded = library(module, library_version)
             if loaded is not None:
                 by_name[module] = loaded  # a later option's version replaces an earlier one's

@@ -117,12 +117,16 @@ def _dns1035_label(value: bytes) -> list[str]:
     return errors
 
 
-def _label_key(value: bytes) -> list[str]:
-    """content.IsLabelKey (IsQualifiedName): an optional DNS subdomain prefix, '/', and a name."""
+def _label_key(value: bytes, legacy: bool = False) -> list[str]:
+    """content.IsLabelKey: an optional DNS subdomain prefix, '/', and a name. Before 1.35 (`legacy`) it was
+    util/validation's IsQualifiedName, which says "a qualified name" and counts in "characters" (apimachinery
+    da7b67ed); the bytes counted are the same."""
+    unit = "characters" if legacy else "bytes"
     parts = value.split(b"/")
     if len(parts) > 2:
         shape = _regex_error(_LABEL_KEY_MESSAGE, _LABEL_KEY, "MyName", "my.name", "123-abc")
-        return [f"a valid label key {shape} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+        what = "a qualified name" if legacy else "a valid label key"
+        return [f"{what} {shape} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     errors: list[str] = []
     name = parts[-1]
     if len(parts) == 2:
@@ -130,21 +134,26 @@ def _label_key(value: bytes) -> list[str]:
         if not prefix:
             errors.append("prefix part must be non-empty")
         else:
-            errors += ["prefix part " + message for message in _dns1123_subdomain(prefix, "bytes")]
+            errors += ["prefix part " + message for message in _dns1123_subdomain(prefix, unit)]
     if not name:
         errors.append("name part must be non-empty")
     elif len(name) > 63:
-        errors.append("name part " + _too_long(63, "bytes"))
+        errors.append("name part " + _too_long(63, unit))
     if not _is_label_key(name):
         errors.append("name part " + _regex_error(_LABEL_KEY_MESSAGE, _LABEL_KEY, "MyName", "my.name", "123-abc"))
     return errors
 
 
-def _label_value(value: bytes) -> list[str]:
-    errors = [_too_long(63, "bytes")] if len(value) > 63 else []
+def _label_value(value: bytes, legacy: bool = False) -> list[str]:
+    """content.IsLabelValue; before 1.35 (`legacy`) util/validation's IsValidLabelValue, in "characters"."""
+    errors = [_too_long(63, "characters" if legacy else "bytes")] if len(value) > 63 else []
     if not _is_label_value(value):
         errors.append(_regex_error(_LABEL_VALUE_MESSAGE, _LABEL_VALUE, "MyValue", "my_value", "12345"))
     return errors
+
+
+def _legacy(check: Callable[[bytes, bool], list[str]]) -> Callable[[bytes], list[str]]:
+    return lambda value: check(value, True)
 
 
 def _mask_trailing_dash(value: bytes) -> bytes:
@@ -400,37 +409,49 @@ def _uri(text: str) -> list[str]:
 
 # -- the formats -------------------------------------------------------------------------------
 
-FORMATS: dict[str, NamedFormat] = {
-    "dns1123Label": NamedFormat("DNS1123Label", _on_bytes(_dns1123_label), 30),
-    "dns1123Subdomain": NamedFormat("DNS1123Subdomain", _on_bytes(_dns1123_subdomain), 60),
-    "dns1035Label": NamedFormat("DNS1035Label", _on_bytes(_dns1035_label), 30),
-    "qualifiedName": NamedFormat("QualifiedName", _on_bytes(_label_key), 60),
-    "dns1123LabelPrefix": NamedFormat("DNS1123LabelPrefix", _on_bytes(_dns1123_label, prefix=True), 30),
-    "dns1123SubdomainPrefix": NamedFormat("DNS1123SubdomainPrefix", _on_bytes(_dns1123_subdomain, prefix=True), 60),
-    "dns1035LabelPrefix": NamedFormat("DNS1035LabelPrefix", _on_bytes(_dns1035_label, prefix=True), 30),
-    "labelValue": NamedFormat("LabelValue", _on_bytes(_label_value), 40),
-    "uri": NamedFormat("URI", _uri, URL_LENGTH),
-    "uuid": NamedFormat("uuid", _predicate(is_uuid, "does not match the UUID format"), len(UUID_PATTERN)),
-    "byte": NamedFormat("byte", _predicate(is_base64, "invalid base64"), BASE64_LENGTH),
-    "date": NamedFormat("date", _predicate(is_date, "invalid date"), len(DATE_TIME_PATTERN)),
-    "datetime": NamedFormat("datetime", _predicate(is_date_time, "invalid datetime"), len(DATE_TIME_PATTERN)),
-}
-"""Kubernetes' ConstantFormats: `format.named(key)` and `format.<key>()`."""
+
+def _formats(legacy: bool) -> dict[str, NamedFormat]:
+    label_key, label_value = (_legacy(_label_key), _legacy(_label_value)) if legacy else (_label_key, _label_value)
+    return {
+        "dns1123Label": NamedFormat("DNS1123Label", _on_bytes(_dns1123_label), 30),
+        "dns1123Subdomain": NamedFormat("DNS1123Subdomain", _on_bytes(_dns1123_subdomain), 60),
+        "dns1035Label": NamedFormat("DNS1035Label", _on_bytes(_dns1035_label), 30),
+        "qualifiedName": NamedFormat("QualifiedName", _on_bytes(label_key), 60),
+        "dns1123LabelPrefix": NamedFormat("DNS1123LabelPrefix", _on_bytes(_dns1123_label, prefix=True), 30),
+        "dns1123SubdomainPrefix": NamedFormat("DNS1123SubdomainPrefix", _on_bytes(_dns1123_subdomain, prefix=True), 60),
+        "dns1035LabelPrefix": NamedFormat("DNS1035LabelPrefix", _on_bytes(_dns1035_label, prefix=True), 30),
+        "labelValue": NamedFormat("LabelValue", _on_bytes(label_value), 40),
+        "uri": NamedFormat("URI", _uri, URL_LENGTH),
+        "uuid": NamedFormat("uuid", _predicate(is_uuid, "does not match the UUID format"), len(UUID_PATTERN)),
+        "byte": NamedFormat("byte", _predicate(is_base64, "invalid base64"), BASE64_LENGTH),
+        "date": NamedFormat("date", _predicate(is_date, "invalid date"), len(DATE_TIME_PATTERN)),
+        "datetime": NamedFormat("datetime", _predicate(is_date_time, "invalid datetime"), len(DATE_TIME_PATTERN)),
+    }
 
 
-def label_key_errors(key: str) -> list[str]:
-    """content.IsLabelKey (the qualifiedName format), which label selectors and metadata checks use too."""
-    return FORMATS["qualifiedName"].validator(key)
+FORMATS = _formats(legacy=False)
+"""Kubernetes' ConstantFormats: `format.named(key)` and `format.<key>()`, as API servers from 1.35 check them."""
+LEGACY_FORMATS = _formats(legacy=True)
+"""The same before 1.35, when label keys and values were checked with util/validation's texts."""
 
 
-def label_value_errors(value: str) -> list[str]:
-    """content.IsLabelValue: empty, or at most 63 bytes of label-key characters."""
-    return FORMATS["labelValue"].validator(value)
+def label_key_errors(key: str, legacy: bool = False) -> list[str]:
+    """content.IsLabelKey (the qualifiedName format), which label selectors and metadata checks use too;
+    `legacy`: the texts before 1.35."""
+    return (LEGACY_FORMATS if legacy else FORMATS)["qualifiedName"].validator(key)
 
 
-def format_named(name: str) -> Optional:
-    found = FORMATS.get(name)
-    return NONE if found is None else Optional(found)
+def label_value_errors(value: str, legacy: bool = False) -> list[str]:
+    """content.IsLabelValue: empty, or at most 63 bytes of label-key characters; `legacy`: the texts before 1.35."""
+    return (LEGACY_FORMATS if legacy else FORMATS)["labelValue"].validator(value)
+
+
+def _format_named(formats: dict[str, NamedFormat]) -> Callable[[str], Optional]:
+    def format_named(name: str) -> Optional:
+        found = formats.get(name)
+        return NONE if found is None else Optional(found)
+
+    return format_named
 
 
 def format_validate(named: NamedFormat, text: str) -> Optional:
@@ -482,17 +503,23 @@ def _register_type() -> None:
 _register_type()
 
 
-def _overloads() -> tuple[Overload, ...]:
+def _overloads(formats: dict[str, NamedFormat]) -> tuple[Overload, ...]:
     table = [
-        Overload("format-named", "format.named", (STRING,), optional_of(FORMAT_TYPE), format_named,
+        Overload("format-named", "format.named", (STRING,), optional_of(FORMAT_TYPE), _format_named(formats),
                  doc="format.named('dns1123Label').hasValue()"),
         Overload("format-validate", "validate", (FORMAT_TYPE, STRING), optional_of(list_of(STRING)),
                  format_validate, member=True, cost=_validate_cost, estimate=_validate_estimate,
                  doc="format.dns1123Label().validate('my-name') == optional.none()"),
     ]  # fmt: skip
     table += [Overload(f"format.{key}", f"format.{key}", (), FORMAT_TYPE, _constant(named),
-                       doc=f"format.{key}().validate(s)") for key, named in FORMATS.items()]  # fmt: skip
+                       doc=f"format.{key}().validate(s)") for key, named in formats.items()]  # fmt: skip
     return tuple(table)
 
 
-LIBRARY = Library("kubernetes.format", overloads=_overloads(), types=(FORMAT_TYPE,))
+def library(version: int = 1) -> Library:
+    """The library as an API server runs it: version 0 before 1.35 (label texts of util/validation), else 1."""
+    return Library("kubernetes.format", overloads=_overloads(FORMATS if version >= 1 else LEGACY_FORMATS),
+                   types=(FORMAT_TYPE,))  # fmt: skip
+
+
+LIBRARY = library(1)

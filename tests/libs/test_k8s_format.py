@@ -360,3 +360,11 @@ def test_k8s_format_cost_cases(case: dict[str, Any]) -> None:
     assert program.evaluate_with_cost({})[1] == case["expect"]["runtime_cost"]
     estimate = env().estimate_cost(program, StringSizes(12))
     assert case["expect"]["estimated_cost"] == {"min": estimate.min, "max": estimate.max}
+
+
+@pytest.mark.parametrize(("version", "expected"), [("1.34", "name part must be no more than 63 characters"),
+                                                   ("1.35", "name part must be no more than 63 bytes")])  # fmt: skip
+def test_label_texts_follow_the_api_server(version: str, expected: str) -> None:
+    env = kcel.Env(variables={"s": "string"}, k8s_version=version)
+    found = env.compile("format.qualifiedName().validate(s)").evaluate({"s": "x" * 64})
+    assert found.value == [expected]

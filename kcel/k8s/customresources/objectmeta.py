@@ -365,13 +365,14 @@ def _labels_and_more(meta: dict[str, Any], path: fe.Path) -> list[fe.FieldError]
 def validate_labels(labels: dict[str, str], path: fe.Path) -> list[fe.FieldError]:
     errors = []
     for key, value in labels.items():
-        errors += [fe.invalid(path, key, m) for m in label_key_errors(key)]
-        errors += [fe.invalid(path, value, m) for m in label_value_errors(value)]
+        errors += [fe.invalid(path, key, m) for m in label_key_errors(key, _legacy_labels())]
+        errors += [fe.invalid(path, value, m) for m in label_value_errors(value, _legacy_labels())]
     return errors
 
 
 def validate_annotations(annotations: dict[str, str], path: fe.Path) -> list[fe.FieldError]:
-    errors = [fe.invalid(path, key, m) for key in annotations for m in label_key_errors(_go_lower(key))]
+    legacy = _legacy_labels()
+    errors = [fe.invalid(path, key, m) for key in annotations for m in label_key_errors(_go_lower(key), legacy)]
     size = sum(len(k.encode("utf-8", "surrogatepass")) + len(v.encode("utf-8", "surrogatepass"))
                for k, v in annotations.items())  # fmt: skip
     if size > TOTAL_ANNOTATION_SIZE_LIMIT:
@@ -410,7 +411,7 @@ def _owner_references(references: list[dict[str, Any]], path: fe.Path) -> list[f
 
 
 def _finalizers(finalizers: list[str], path: fe.Path) -> list[fe.FieldError]:
-    errors = [fe.invalid(path, f, m) for f in finalizers for m in label_key_errors(f)]
+    errors = [fe.invalid(path, f, m) for f in finalizers for m in label_key_errors(f, _legacy_labels())]
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
         errors.append(fe.invalid(path, finalizers, "finalizer orphan and foregroundDeletion cannot be both set"))
     return errors
@@ -460,3 +461,8 @@ def validate_object_meta_update(new: dict[str, Any], old: dict[str, Any], path: 
 
 def _go_strings(values: list[str]) -> str:
     return "{" + ", ".join(f'"{v}"' for v in values) + "}"
+
+
+def _legacy_labels() -> bool:
+    """Label keys and values were checked with util/validation's texts before 1.35 (apimachinery da7b67ed)."""
+    return fe.api_server() < (1, 35)

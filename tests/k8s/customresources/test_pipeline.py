@@ -239,3 +239,13 @@ def test_bad_requests(gadgets: CRD) -> None:
         validate_object(gadgets, gadget({}), field_validation="strict")
     with pytest.raises(ValueError, match="needs the old object"):
         validate_object(gadgets, gadget({}), subresource="status")
+
+
+@pytest.mark.parametrize(("version", "what", "unit"), [("1.34", "a qualified name", "characters"),
+                                                        ("1.35", "a valid label key", "bytes")])  # fmt: skip
+def test_label_texts_follow_the_version(gadgets: CRD, version: str, what: str, unit: str) -> None:
+    """util/validation's IsQualifiedName and IsValidLabelValue gave way to content.IsLabelKey/IsLabelValue in 1.35."""
+    obj = gadget({"size": 1}, labels={"a/b/c": "v", "k": "x" * 64})
+    text = message(gadgets, obj, k8s_version=version)
+    assert f'metadata.labels: Invalid value: "a/b/c": {what} must consist of' in text
+    assert f'metadata.labels: Invalid value: "{"x" * 64}": must be no more than 63 {unit}' in text
