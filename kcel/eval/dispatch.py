@@ -126,9 +126,38 @@ class Meter:
             raise CostLimitExceeded(self.cost)
 
 
+# The functions Kubernetes' CallCost prices by name (apiserver pkg/cel/library/cost.go), which it does even for a
+# call without an overload id; containsIP and containsCIDR add the string's parse only for their `_string` ids.
+KUBERNETES_PRICED = frozenset((
+    "check", "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason",
+    "error", "errored", "fieldSelector", "labelSelector", "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf",
+    "includes", "url", "lowerAscii", "upperAscii", "substring", "trim", "jsonpatch.escapeKey", "replace", "split",
+    "join", "find", "findAll", "cidr", "isIP", "isCIDR", "ip", "ip.isCanonical", "masked", "prefixLength", "family",
+    "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "containsIP",
+    "containsCIDR", "quantity", "isQuantity", "semver", "isSemver", "validate", "format.named", "sign", "asInteger",
+    "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor",
+    "patch", "getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery",
+))  # fmt: skip
+
+
+def _cost_without_overload_id(overload: Overload, overloads: Sequence[Overload]) -> Any:
+    """The cost of a call the checker left with several candidate overloads: cel-go plans it with no overload id
+    (planner resolveFunction), so neither a library's tracker nor cel-go's switch on the id applies, only
+    Kubernetes' switch on the function name; otherwise the default, 1 (None)."""
+    if overload.function not in KUBERNETES_PRICED:
+        return None
+    if overload.function in ("containsIP", "containsCIDR") and overload.id.endswith("_string"):
+        return next((o.cost for o in overloads if not o.id.endswith("_string")), overload.cost)
+    return overload.cost
+
+
 def metered_dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
-    """Like `dispatcher`, but takes the Meter first and charges the chosen overload's cost."""
-    table = [(tuple(predicate(t) for t in o.args), o.impl, o.cost) for o in overloads]
+    """Like `dispatcher`, but takes the Meter first and charges the chosen overload's cost.
+
+    Several overloads mean the checker could not pin the call to one (its arguments are `dyn`): then the
+    overload's own cost applies only where Kubernetes prices the function by name."""
+    costs = [o.cost if len(overloads) == 1 else _cost_without_overload_id(o, overloads) for o in overloads]
+    table = [(tuple(predicate(t) for t in o.args), o.impl, cost) for o, cost in zip(overloads, costs, strict=True)]
 
     def dispatch(meter: Meter, *args: Any) -> Any:
         for checks, impl, cost in table:

@@ -9,10 +9,25 @@ from typing import Any
 from kcel.eval import runtime
 from kcel.eval.dispatch import Meter
 from kcel.eval.sizes import actual_size
+from kcel.values import Optional
+
+# Kubernetes' CallCost for `_==_` (apiserver pkg/cel/library/cost.go): 1 when the left operand is one of its
+# values, whatever the sizes (an IPv6 address has 16); `!=` has no such case.
+_KUBERNETES_EQUALITY = frozenset((
+    "kubernetes.Quantity", "net.IP", "net.CIDR", "kubernetes.NamedFormat", "kubernetes.URL", "kubernetes.Semver",
+    "kubernetes.authorization.Authorizer", "kubernetes.authorization.PathCheck",
+    "kubernetes.authorization.GroupCheck", "kubernetes.authorization.ResourceCheck",
+    "kubernetes.authorization.Decision",
+))  # fmt: skip
 
 
 def _size(value: Any) -> int:
-    return 1 if isinstance(value, BaseException) else actual_size(value)  # a failed operand counts as 1
+    """cel-go's interpreter actualSize: an optional counts as its value; a failed operand counts as 1."""
+    if isinstance(value, BaseException):
+        return 1
+    while isinstance(value, Optional) and value.has_value():
+        value = value.value
+    return actual_size(value)
 
 
 def _tenth_of_smaller(a: Any, b: Any) -> int:
@@ -37,7 +52,7 @@ def add(meter: Meter, a: Any, b: Any) -> Any:
 
 
 def equals(meter: Meter, a: Any, b: Any) -> bool:
-    meter.add(_tenth_of_smaller(a, b))
+    meter.add(equality_cost(a, b))
     return runtime.equals(a, b)
 
 
@@ -67,6 +82,12 @@ def ordering_cost(a: Any, b: Any) -> int:
 
 
 def equality_cost(a: Any, b: Any) -> int:
+    if getattr(a, "cel_type_name", None) in _KUBERNETES_EQUALITY:
+        return 1
+    return _tenth_of_smaller(a, b)
+
+
+def inequality_cost(a: Any, b: Any) -> int:
     return _tenth_of_smaller(a, b)
 
 
@@ -88,7 +109,7 @@ def in_container(meter: Meter, item: Any, container: Any) -> bool:
 OPERATOR_COSTS: dict[str, Callable[[tuple[Any, ...], Any], int]] = {
     "_+_": lambda args, result: add_cost(*args),
     "_==_": lambda args, result: equality_cost(*args),
-    "_!=_": lambda args, result: equality_cost(*args),
+    "_!=_": lambda args, result: inequality_cost(*args),
     "_<_": lambda args, result: ordering_cost(*args),
     "_<=_": lambda args, result: ordering_cost(*args),
     "_>_": lambda args, result: ordering_cost(*args),

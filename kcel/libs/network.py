@@ -54,6 +54,10 @@ class IP:
     def is4in6(self) -> bool:
         return not self.is4 and self.value >> 32 == 0xFFFF  # ::ffff:0:0/96
 
+    def cel_size(self) -> int:
+        """The size cost functions charge (Kubernetes' `IP.Size()`: 4 or 16 bytes; kcel.eval.sizes)."""
+        return self.bits // 8
+
     def unmap(self) -> IP:
         """Go's Addr.Unmap: the classification predicates look through IPv4-mapped IPv6 addresses."""
         return IP(self.value & 0xFFFFFFFF, _V4_BITS) if self.is4in6 else self
@@ -89,6 +93,10 @@ class CIDR:
     def __post_init__(self) -> None:
         if not 0 <= self.prefix_length <= self.ip.bits:
             raise ValueError(f"invalid prefix length {self.prefix_length} for {self.ip}")
+
+    def cel_size(self) -> int:
+        """The size cost functions charge (Kubernetes' `CIDR.Size()`: the prefix's bytes, rounded up)."""
+        return -(-self.prefix_length // 8)
 
     def masked(self) -> CIDR:
         return CIDR(_mask(self.ip, self.prefix_length), self.prefix_length)
