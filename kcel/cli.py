@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kcel",
         description="CEL as the Kubernetes API server runs it: evaluate expressions, check CRDs, validate objects.",
         epilog="examples:\n  kcel eval '1 + 1'\n  kcel check examples/widget-crd.yaml\n"
-        "  kcel validate --crd examples/widget-crd.yaml examples/widget.yaml\n  kcel repl\n\n"
+        "  kcel validate --crd examples/widget-crd.yaml examples/widget.yaml\n  kcel test examples/\n  kcel repl\n\n"
         "Run 'kcel COMMAND --help' for a command's options and more examples.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -136,10 +136,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_version_option(validate)
 
     from kcel.k8s.admission import command as admit_command
+    from kcel.suites import command as test_command
     from kcel.webhook import command as serve_command
 
     admit_command.configure(_command(
         commands, "admit", "decide as the API server's ValidatingAdmissionPolicies would, offline", ""
+    ))  # fmt: skip
+    test_command.configure(_command(
+        commands, "test", "run suites of CRD and admission-policy cases as the API server would answer them", ""
     ))  # fmt: skip
     serve_command.configure(_command(
         commands, "serve", "run a validating admission webhook that enforces ValidatingAdmissionPolicies",
@@ -186,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
             from kcel.k8s.admission import command as admit_command
 
             return admit_command.run(args)
+        if args.command == "test":
+            from kcel.suites import command as test_command
+
+            return test_command.run(args)
         if args.command == "serve":
             from kcel.webhook import command as serve_command
 

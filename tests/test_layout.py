@@ -31,11 +31,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.k8s.customresources",),
     ("kcel.k8s.crds",),
     ("kcel.k8s.admission",),
+    ("kcel.suites",),
     ("kcel.repl",),
     ("kcel.webhook",),
     ("kcel.cli",),
 )
-LAZY_FRONT_ENDS = ("kcel.repl", "kcel.webhook", "kcel.k8s.admission", "kcel.cli")
+LAZY_FRONT_ENDS = ("kcel.repl", "kcel.webhook", "kcel.k8s.admission", "kcel.suites", "kcel.cli")
 SERVER_PACKAGES = ("starlette", "uvicorn", "prometheus_client")
 
 

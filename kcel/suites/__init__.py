@@ -1,0 +1,12 @@
+"""`kcel test`: suites of cases for CRD rules and admission policies, run as the API server would answer them.
+
+A suite file (`*.kcel-test.yaml`) is read into `kcel.suites.model.Suite`s (`kcel.suites.loading`), each suite is
+prepared once per Kubernetes version (its CRDs loaded, its policies compiled) and every case is run and
+checked (`kcel.suites.runner`); `kcel.suites.reports` prints the results as text, JSON or JUnit XML, and
+`kcel.suites.update` writes answers back as expectations. `SCHEMA` is the JSON Schema of the format.
+"""
+
+from importlib.resources import files
+
+SCHEMA = files(__name__) / "schema.json"
+"""The JSON Schema of a suite document (draft-07), for editors and CI: `json.loads(SCHEMA.read_text())`."""

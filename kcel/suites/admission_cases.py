@@ -1,0 +1,135 @@
+"""Cases for admission policies: reading their expectations, deciding each request, checking and recording the answer.
+
+A case's objects become an AdmissionReview request (`kcel.k8s.admission.request_from_objects`) from the case's
+user, groups (with `system:authenticated`, as for any authenticated user), namespace, operation and
+subresource; the suite's ValidatingAdmissionPolicies and bindings decide it with its params, Namespaces
+and, for `authorizer`, its RBAC objects. Policies are compiled once per Kubernetes version the suite runs at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from kcel.k8s import field as fe
+from kcel.k8s.admission.decision import Decision
+from kcel.k8s.admission.loading import load
+from kcel.k8s.admission.policyset import PolicySet
+from kcel.k8s.admission.request import request_from_objects
+from kcel.k8s.authorization.rbac import RBACAuthorizer
+from kcel.k8s.manifests.files import manifest_files
+from kcel.suites.compare import check_map, check_texts, quote
+from kcel.suites.fields import Fields, SuiteError, Where, kind_of
+from kcel.suites.model import AdmissionExpect, Case, Mismatch, Suite
+
+EXPECT_KEYS = ("allowed", "message", "reason", "code", "warnings", "auditAnnotations")
+SHORTHANDS = {"allowed": True, "denied": False}
+AUTHENTICATED = "system:authenticated"
+
+
+def read_expect(value: Any, where: Where, path: fe.Path) -> AdmissionExpect:
+    """`allowed`, `denied`, or a mapping: allowed, message (a text of it), reason, code, warnings, auditAnnotations."""
+    if isinstance(value, str):
+        if value not in SHORTHANDS:
+            raise SuiteError(where, path, f"must be allowed, denied or a mapping, not {value!r}")
+        return AdmissionExpect(SHORTHANDS[value])
+    if not isinstance(value, Mapping):
+        raise SuiteError(where, path, f"must be allowed, denied or a mapping, not {kind_of(value)}")
+    fields = Fields(value, where, path)
+    fields.known(EXPECT_KEYS)
+    allowed = fields.boolean("allowed")
+    denial = {key: fields.value(key) for key in ("message", "reason", "code") if fields.has(key)}
+    message, reason, code = fields.string("message"), fields.string("reason"), fields.integer("code")
+    if allowed is None and not denial:
+        raise SuiteError(where, path, "say whether the request is allowed: allowed: true|false, or message/reason")
+    if allowed and denial:
+        raise fields.error(next(iter(denial)), "an allowed request has no denial message, reason or code")
+    return AdmissionExpect(
+        allowed if allowed is not None else False, message, reason, code, fields.strings("warnings"),
+        fields.string_map("auditAnnotations"),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AdmissionTarget:
+    """An admission suite made ready to run: its policies compiled for each version, and its authorizer."""
+
+    policies: Mapping[str, PolicySet]  # by Kubernetes version
+    authorizer: RBACAuthorizer | None
+
+    def answer(self, case: Case, version: str) -> Decision:
+        """The decision on the case's request (raises ValueError on a request that cannot be built)."""
+        policies = self.policies[version]
+        request = request_from_objects(
+            case.object.value, case.old.value if case.old else None, operation=case.operation, user=case.user,
+            groups=list(dict.fromkeys([*case.groups, AUTHENTICATED])), namespace=case.namespace,
+            subresource=case.subresource or "", crds=policies.resources.crds,
+        )  # fmt: skip
+        return policies.admit(request, authorizer=self.authorizer)
+
+    def check(self, expect: AdmissionExpect, decision: Decision) -> list[Mismatch]:
+        if expect.allowed != decision.allowed:
+            return [Mismatch("allowed", "allowed" if expect.allowed else "denied", _verdict(decision))]
+        mismatches = []
+        if expect.message is not None and expect.message not in decision.message:
+            mismatches.append(Mismatch("message", f"a message containing {quote(expect.message)}", decision.message))
+        if expect.reason is not None and expect.reason != decision.reason:
+            mismatches.append(Mismatch("reason", expect.reason, decision.reason or "none"))
+        if expect.code is not None and expect.code != decision.code:
+            mismatches.append(Mismatch("code", str(expect.code), str(decision.code)))
+        mismatches += check_texts("warnings", expect.warnings, decision.warnings, "a warning")
+        return mismatches + check_map("auditAnnotations", expect.audit_annotations, decision.audit_annotations)
+
+    def record(self, case: Case, decision: Decision) -> Any:
+        """The expectation this decision meets exactly, as it is written in a suite (`--update`)."""
+        recorded: dict[str, Any] = {"allowed": decision.allowed}
+        if not decision.allowed:
+            recorded.update(reason=decision.reason, message=decision.message)
+        if decision.warnings:
+            recorded["warnings"] = list(decision.warnings)
+        if decision.audit_annotations:
+            recorded["auditAnnotations"] = dict(decision.audit_annotations)
+        return "allowed" if recorded == {"allowed": True} else recorded
+
+
+def _verdict(decision: Decision) -> str:
+    return "allowed" if decision.allowed else f"denied ({decision.code} {decision.reason}): {decision.message}"
+
+
+def prepare(suite: Suite, versions: tuple[str, ...]) -> AdmissionTarget:
+    """Load and compile the suite's policies for each version; raises SuiteError naming the field at fault."""
+    loaded = load(suite.policies)
+    _raise_first(suite.where, "policies", loaded.problems)
+    if not loaded.policies:
+        raise SuiteError(suite.where, fe.Path.new("policies"), "no ValidatingAdmissionPolicy in these files")
+    known = len(loaded.problems)
+    load(suite.params, loaded)
+    _raise_first(suite.where, "params", loaded.problems[known:])
+    loaded.objects += [dict(obj) for obj in suite.objects]
+    compiled = {}
+    for version in versions:
+        policies = PolicySet(loaded, version)
+        at = f" (Kubernetes {version})" if len(versions) > 1 else ""
+        _raise_first(suite.where, "policies", [problem + at for problem in policies.problems])
+        compiled[version] = policies
+    return AdmissionTarget(compiled, _authorizer(suite))
+
+
+def _raise_first(where: Where, key: str, problems: list[str]) -> None:
+    if problems:
+        raise SuiteError(where, fe.Path.new(key), problems[0])
+
+
+def _authorizer(suite: Suite) -> RBACAuthorizer | None:
+    if not suite.rbac and not suite.rbac_objects:
+        return None
+    texts = [path.read_text(encoding="utf-8") for path in manifest_files(suite.rbac)]
+    if suite.rbac_objects:
+        texts.append(yaml.safe_dump_all([dict(obj) for obj in suite.rbac_objects]))
+    try:
+        return RBACAuthorizer.from_yaml(*texts)
+    except (ValueError, TypeError, yaml.YAMLError, OSError) as err:
+        raise SuiteError(suite.where, fe.Path.new("rbac"), str(err)) from None

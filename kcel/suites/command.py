@@ -1,0 +1,153 @@
+"""`kcel test`: run suites of CRD and admission-policy cases, as the API server would answer them, without a cluster.
+
+Only argparse is imported at module level, so that building the `kcel` parser stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kcel.k8s.environment import add_version_option
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from kcel.suites.model import Case, Suite
+    from kcel.suites.runner import Result
+
+EXAMPLES = """\
+Suites are the files named *.kcel-test.yaml (or kcel-test.yaml) under the paths given (default: the current
+folder); a file named directly is read whatever its name.
+
+examples:
+  kcel test examples/
+  kcel test examples/widget.kcel-test.yaml -k immutable -v
+  kcel test --k8s-version 1.33 -o junit examples/ > kcel-test.xml
+  kcel test --update examples/widget.kcel-test.yaml   # record answers of new cases, rewrite failing ones
+
+exit status: 0 all passed, 1 a case failed, 2 a suite cannot be read (or bad usage)
+"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add `kcel test`'s arguments to `parser`."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EXAMPLES
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="suite files and folders to search (default: .)")
+    parser.add_argument("-k", dest="pattern", metavar="PATTERN",
+                        help="run only the cases whose FILE::NAME contains PATTERN (case-insensitive)")  # fmt: skip
+    add_version_option(parser)
+    parser.add_argument("--update", action="store_true",
+                        help="write the answers back as expectations: for cases with none, and for failing ones "
+                        "(each file's diff is shown first)")  # fmt: skip
+    parser.add_argument("--output", "-o", choices=("text", "json", "junit"), default="text")
+    parser.add_argument("--junit-xml", metavar="FILE", type=Path, help="also write JUnit XML to FILE")
+    parser.add_argument("--verbose", "-v", action="store_true", help="also list passed and skipped cases")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load every suite, stop with status 2 if any cannot be read, else run them; 0 passed, 1 failed."""
+    from kcel.suites.loading import load_suites, suite_files
+
+    try:
+        files = suite_files(args.paths or ["."])
+    except FileNotFoundError as err:
+        print(f"kcel test: {err}", file=sys.stderr)
+        return 2
+    if not files:
+        where = ", ".join(args.paths or ["."])
+        print(f"kcel test: no suites under {where} (files named *.kcel-test.yaml)", file=sys.stderr)
+        return 2
+    suites, problems = load_suites(files)
+    if not args.update:
+        problems += _missing_expectations(suites)
+    if problems:
+        return _unreadable(args, problems)
+    return _run(args, suites)
+
+
+def _missing_expectations(suites: list[Suite]) -> list[str]:
+    return [
+        f"{suite.where}: {case.path}: no expectation: give expect (or run kcel test --update to record the answer)"
+        for suite in suites
+        for case in suite.cases
+        if case.expect is None and not case.skip
+    ]
+
+
+def _selector(pattern: str | None) -> Callable[[Suite, Case], bool]:
+    """-k: the cases whose `file::name` contains the pattern, ignoring case."""
+
+    def selected(suite: Suite, case: Case) -> bool:
+        return pattern is None or pattern.lower() in suite.case_id(case).lower()
+
+    return selected
+
+
+def _run(args: argparse.Namespace, suites: list[Suite]) -> int:
+    from kcel.suites import reports, runner
+
+    plans, problems, deselected = runner.prepare(suites, _selector(args.pattern), args.k8s_version)
+    if problems:
+        return _unreadable(args, problems)
+    if args.output == "text":
+        results = reports.print_text(runner.run(plans), args.verbose)
+    else:
+        results = list(runner.run(plans))
+    trouble: list[str] = []
+    if args.update:
+        results, trouble = _update(results, args)
+    summary = reports.Summary.of(results, deselected)
+    _write_junit(args, results)
+    if args.output == "json":
+        print(json.dumps(reports.report_json(results, summary, trouble), indent=2))
+    elif args.output == "junit":
+        print(reports.junit_xml(results), end="")
+    else:
+        for problem in trouble:
+            print(f"error: {problem}", file=sys.stderr)
+        print(summary.line())
+    return 1 if summary.failed or trouble else 0
+
+
+def _update(results: list[Result], args: argparse.Namespace) -> tuple[list[Result], list[str]]:
+    """Write the answers of new and failing cases back; those written count as recorded, not failed."""
+    from dataclasses import replace
+
+    from kcel.suites import update
+    from kcel.suites.runner import FAILED, NEW, RECORDED
+
+    found, problems = update.changes(results)
+    written, trouble = update.apply(found, sys.stdout if args.output == "text" else sys.stderr)
+    results = [
+        replace(r, status=RECORDED) if r.status in (FAILED, NEW) and r.suite.case_id(r.case) in written else r
+        for r in results
+    ]
+    return results, problems + trouble
+
+
+def _write_junit(args: argparse.Namespace, results: list[Result], problems: list[str] | None = None) -> None:
+    if args.junit_xml:
+        from kcel.suites.reports import junit_xml
+
+        args.junit_xml.write_text(junit_xml(results, problems or []), encoding="utf-8")
+
+
+def _unreadable(args: argparse.Namespace, problems: list[str]) -> int:
+    """Suites that cannot be read or prepared: one line each, nothing run, exit status 2."""
+    from kcel.suites import reports
+
+    _write_junit(args, [], problems)
+    if args.output == "json":
+        print(json.dumps(reports.report_json([], reports.Summary(), problems), indent=2))
+    elif args.output == "junit":
+        print(reports.junit_xml([], problems), end="")
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    count = len(problems)
+    print(f"kcel test: {count} suite problem{'s' if count != 1 else ''}; no case was run", file=sys.stderr)
+    return 2

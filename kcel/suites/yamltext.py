@@ -1,0 +1,102 @@
+"""Where things are in a suite file's text: its documents' offsets and the node at a field path (for line numbers
+in messages and for `--update`, which splices new text in without disturbing the rest)."""
+
+from __future__ import annotations
+
+from yaml import SafeLoader, YAMLError, compose
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from kcel.k8s import field as fe
+
+
+def split_documents(text: str) -> list[tuple[int, str]]:
+    """(offset, text) of each `---`-separated part, cut as kcel.k8s.manifests.decoding cuts a file (so that
+    the indices are the documents' numbers in messages)."""
+    chunks: list[tuple[int, str]] = []
+    lines: list[str] = []
+    start, offset = 0, 0
+    for line in text.splitlines(keepends=True):
+        if line.startswith("---"):
+            if lines:
+                chunks.append((start, "".join(lines)))
+            rest = line[3:].strip()
+            starts_here = rest and not rest.startswith("#")  # `--- {a: 1}`
+            start, lines = (offset, [line]) if starts_here else (offset + len(line), [])
+        else:
+            lines.append(line)
+        offset += len(line)
+    if lines:
+        chunks.append((start, "".join(lines)))
+    return chunks
+
+
+def compose_document(text: str, document: int) -> tuple[int, str, Node | None]:
+    """The offset, text and node tree of a document (raises ValueError when there is no such document)."""
+    chunks = split_documents(text)
+    if document >= len(chunks):
+        raise ValueError(f"document {document} not found")
+    offset, chunk = chunks[document]
+    try:
+        return offset, chunk, compose(chunk, Loader=SafeLoader)
+    except YAMLError as err:
+        raise ValueError(f"document {document} does not parse: {err}") from None
+
+
+def value_of(node: Node | None, key: str) -> Node | None:
+    if not isinstance(node, MappingNode):
+        return None
+    return next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == key), None)
+
+
+def key_of(node: Node | None, key: str) -> Node | None:
+    if not isinstance(node, MappingNode):
+        return None
+    return next((k for k, _ in node.value if isinstance(k, ScalarNode) and k.value == key), None)
+
+
+def find(root: Node | None, path: fe.Path) -> Node | None:
+    """The node at a field path (`cases[2].expect`); the key's node for the last step into a mapping, so that an
+    unknown field points at its name. None when the path leads nowhere."""
+    node = root
+    for position, (name, subscript) in enumerate(path.elements):
+        last = position == len(path.elements) - 1
+        if isinstance(node, SequenceNode) and not name and subscript.isdigit():
+            index = int(subscript)
+            node = node.value[index] if index < len(node.value) else None
+        else:
+            key = name or subscript
+            node = key_of(node, key) if last else value_of(node, key)
+        if node is None:
+            return None
+    return node
+
+
+def line_of(text: str, document: int, path: fe.Path) -> int | None:
+    """The 1-based line of a field in a suite file, when it can be found."""
+    try:
+        offset, _, root = compose_document(text, document)
+    except ValueError:
+        return None
+    node = find(root, path) if path.elements else root
+    if node is None:
+        return None
+    return text.count("\n", 0, offset) + int(node.start_mark.line) + 1
+
+
+def end_of(chunk: str, node: Node) -> int:
+    """Where a node's text ends: its last scalar or flow collection, not the comments and blank lines after it."""
+    end = _content_end(node)
+    while end > node.start_mark.index and chunk[end - 1] in " \t\r\n":
+        end -= 1
+    return end
+
+
+def _content_end(node: Node) -> int:
+    if isinstance(node, ScalarNode) or getattr(node, "flow_style", False):
+        return int(node.end_mark.index)
+    children: list[Node] = []
+    if isinstance(node, MappingNode):
+        children = [part for pair in node.value for part in pair]
+    elif isinstance(node, SequenceNode):
+        children = list(node.value)
+    return max((_content_end(child) for child in children), default=int(node.end_mark.index))
