@@ -90,3 +90,20 @@ def test_kubernetes_rejects_heterogeneous_literals() -> None:
 def test_bad_versions_are_clear_errors() -> None:
     with pytest.raises(ValueError, match="invalid Kubernetes version"):
         kcel.Env(k8s_version="latest")
+
+
+# (expression, answer from 1.33 on, answer before): containsCIDR compared addresses as written before 1.33
+# (apiserver 64791740a), so a narrower prefix with other host bits was not contained.
+CONTAINS_CIDR = [
+    ("cidr('10.0.0.0/8').containsCIDR(cidr('10.1.0.0/16'))", True, False),
+    ("cidr('192.168.0.0/24').containsCIDR('192.168.0.1/32')", True, False),
+    ("cidr('10.0.0.0/8').containsCIDR('10.0.0.0/16')", True, True),
+    ("cidr('10.0.0.0/16').containsCIDR('10.0.0.0/8')", False, False),
+]
+
+
+@pytest.mark.parametrize(("expr", "now", "before"), CONTAINS_CIDR)
+def test_library_behaviour_follows_the_api_servers_code(expr: str, now: bool, before: bool) -> None:
+    """Fixes in a library's code apply from the API server that has them, in stored expressions too."""
+    answers = [kcel.Env(k8s_version=v, environment="stored").compile(expr).evaluate() for v in ("1.32", "1.33")]
+    assert answers == [before, now]

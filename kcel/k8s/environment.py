@@ -123,6 +123,7 @@ class Configuration:
 # server older than the version given runs the library at the older version (its texts or results).
 SERVER_BEHAVIOUR: tuple[tuple[str, Version, int], ...] = (
     ("k8s_format", (1, 35), 0),  # label key/value texts of util/validation (apimachinery da7b67ed)
+    ("k8s_ip", (1, 33), 0),  # containsCIDR before apiserver 64791740a
 )
 
 

@@ -99,14 +99,33 @@ def string_to_cidr(text: str) -> CIDR:
         raise EvalError(prefix + prefix + detail) from None
 
 
-def _kubernetes(overload: Overload) -> Overload:
+def contains_cidr_before_1_33(parent: CIDR, child: CIDR) -> bool:
+    """containsCIDR before 1.33 (apiserver 64791740a fixed it): true only when the child's address, as written, is
+    the parent's network address (`Masked() == PrefixFrom(child.Addr(), parent.Bits())`), so 10.0.0.0/8 did not
+    contain 10.1.0.0/16."""
+    if parent.ip.bits != child.ip.bits or parent.prefix_length > child.prefix_length:
+        return False
+    return parent.masked() == CIDR(child.ip, parent.prefix_length)
+
+
+_BEFORE_1_33 = {
+    "cidr_contains_cidr": contains_cidr_before_1_33,
+    "cidr_contains_cidr_string": lambda parent, text: contains_cidr_before_1_33(parent, network.parse_cidr(text)),
+}
+
+
+def _kubernetes(overload: Overload, version: int) -> Overload:
     impl = string_to_cidr if overload.id == "string_to_cidr" else overload.impl
+    if version < 1:
+        impl = _BEFORE_1_33.get(overload.id, impl)
     cost, estimate = COSTS.get(overload.id, overload.cost), ESTIMATES.get(overload.id, overload.estimate)
     return dataclasses.replace(overload, impl=impl, cost=cost, estimate=estimate)
 
 
-LIBRARY = Library(
-    "kubernetes.net",
-    overloads=tuple(_kubernetes(o) for o in network.LIBRARY.overloads),
-    types=network.LIBRARY.types,
-)
+def library(version: int = 1) -> Library:
+    """The library as an API server runs it: version 0 before 1.33 (the old containsCIDR), else 1."""
+    overloads = tuple(_kubernetes(o, version) for o in network.LIBRARY.overloads)
+    return Library("kubernetes.net", overloads=overloads, types=network.LIBRARY.types)
+
+
+LIBRARY = library(1)
