@@ -34,6 +34,7 @@ from kcel.env import Env
 from kcel.errors import CompileError, EvalError, PlanError
 from kcel.eval.equality import cel_equals
 from kcel.eval.program import Program
+from kcel.k8s import field as fe
 from kcel.k8s.admission.model import NamedExpression, Policy
 from kcel.k8s.schemas.decltypes import FieldAccess
 from kcel.libs.k8s_authz import AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE
@@ -202,11 +203,10 @@ def compile_expression(env: Env, text: str, results: Sequence[CelType]) -> Compi
         return Compiled(text, None, f"program instantiation failed: {err}")
     output = program.output_type
     if results and not any(str(output) == str(t) for t in results):
-        if len(results) == 1:
-            reason = f"must evaluate to {results[0]} but got {output}"
-        else:
-            reason = f"must evaluate to one of [{' '.join(map(str, results))}] but got {output}"
-        return Compiled(text, None, reason)
+        wanted = str(results[0]) if len(results) == 1 else f"one of [{' '.join(map(str, results))}]"
+        # "but got" arrived in 1.32 (apiserver 0e6467b27)
+        got = f" but got {output}" if fe.api_server() >= (1, 32) else ""
+        return Compiled(text, None, f"must evaluate to {wanted}{got}")
     return Compiled(text, program)
 
 

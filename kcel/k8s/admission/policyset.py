@@ -38,9 +38,10 @@ class PolicySet:
         self.server = server_version(k8s_version)  # the API server answering (ValueError if unsupported)
         envs = Environments(Env(k8s_version=k8s_version or NEWEST, environment="stored"))
         self.problems: list[str] = list(loaded.problems)
-        self.policies: tuple[CompiledPolicy, ...] = tuple(
-            compile_policy(p, envs) for p in sorted(loaded.policies, key=lambda p: p.name)
-        )
+        with fe.answering_as(self.server):
+            self.policies: tuple[CompiledPolicy, ...] = tuple(
+                compile_policy(p, envs) for p in sorted(loaded.policies, key=lambda p: p.name)
+            )
         self.bindings: Mapping[str, tuple[Binding, ...]] = {
             p.policy.name: tuple(sorted((b for b in loaded.bindings if b.policy_name == p.policy.name),
                                         key=lambda b: b.name))

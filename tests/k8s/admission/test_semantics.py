@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from kcel.k8s.admission import request_from_objects
+from kcel.k8s.admission import PolicySet, request_from_objects
 from kcel.k8s.authorization.rbac import RBACAuthorizer
 
-from .helpers import admit, binding, deployment, namespace, policies, policy
+from .helpers import admit, binding, deployment, namespace, policies, policy, write
 
 DENIED = "ValidatingAdmissionPolicy 'p.example.com' with binding 'b.example.com' denied request: "
 
@@ -361,3 +361,12 @@ def test_concurrent_admissions_agree(tmp_path: Path) -> None:
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(lambda r: loaded.admit(r).allowed, requests))
     assert answers == [n % 10 <= 5 for n in range(200)]
+
+
+@pytest.mark.parametrize(("version", "detail"), [("1.31", "must evaluate to bool"),
+                                                 ("1.32", "must evaluate to bool but got dyn")])  # fmt: skip
+def test_the_result_type_error_follows_the_version(tmp_path: Path, version: str, detail: str) -> None:
+    """apiserver 0e6467b27 (1.32) added the type the expression has."""
+    files = [write(tmp_path / "policies.yaml", policy(validations=one("object.spec.replicas")), binding())]
+    loaded = PolicySet.load(files, k8s_version=version)
+    assert loaded.admit(request_from_objects(deployment(1))).message == DENIED + "compilation error: " + detail
