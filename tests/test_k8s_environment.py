@@ -107,3 +107,14 @@ def test_library_behaviour_follows_the_api_servers_code(expr: str, now: bool, be
     """Fixes in a library's code apply from the API server that has them, in stored expressions too."""
     answers = [kcel.Env(k8s_version=v, environment="stored").compile(expr).evaluate() for v in ("1.32", "1.33")]
     assert answers == [before, now]
+
+
+def test_equality_of_kubernetes_types_is_priced_from_1_32() -> None:
+    """apiserver cbc488649: before 1.32 `==` on a Quantity fell to cel-go's estimate, unbounded for opaque values,
+    so a CRD rule comparing quantities was rejected at create; the numbers are upstream's own test's."""
+    expr = 'quantity("200M") == quantity("200M")'
+    estimates = []
+    for version in ("1.31", "1.32"):
+        env = kcel.Env(k8s_version=version, environment="stored")
+        estimates.append(env.estimate_cost(env.compile(expr)))
+    assert estimates == [kcel.CostEstimate(3, 1844674407370955266), kcel.CostEstimate(3, 3)]

@@ -131,7 +131,7 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
     """Libraries, macros and checker options of the Kubernetes base environment (see `options`)."""
     chosen = options(compatibility, environment, server)
     cross_type = any(o.cross_type_comparisons for o in chosen)
-    libraries = [_standard_operators(cross_type), *_load(["standard", "timestamps"])]
+    libraries = [_standard_operators(cross_type, server), *_load(["standard", "timestamps"])]
     by_name: dict[str, Library] = {}
     for option in chosen:
         for module, library_version in option.libraries:
@@ -152,14 +152,22 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
     return Configuration(tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous, validators)
 
 
-def _standard_operators(cross_type: bool) -> Library:
+def _standard_operators(cross_type: bool, server: Version) -> Library:
+    """cel-go's operators; before 1.32 Kubernetes' estimator did not price `==` on its own types (apiserver
+    cbc488649, 699942362), so cel-go's size-based estimate applied, unbounded for opaque values."""
     from kcel.libs import operators
 
-    if cross_type:
-        return operators.LIBRARY
-    excluded = cross_type_comparisons()
+    excluded = frozenset() if cross_type else cross_type_comparisons()
     kept = tuple(o for o in operators.LIBRARY.overloads if o.id not in excluded)
-    return dataclasses.replace(operators.LIBRARY, overloads=kept)
+    if server < (1, 32):
+        kept = tuple(
+            dataclasses.replace(o, estimate=operators.compare_estimate) if o.id == "equals" else o for o in kept
+        )
+    return (
+        operators.LIBRARY
+        if kept == operators.LIBRARY.overloads
+        else dataclasses.replace(operators.LIBRARY, overloads=kept)
+    )
 
 
 def _load(names: Sequence[str]) -> list[Library]:
