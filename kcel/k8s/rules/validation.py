@@ -309,11 +309,13 @@ class Validator:
         self.schema = schema
         self.per_call_limit = per_call_limit
         # Before 1.35 the API server showed the schema type as the bad value of every rule failure.
-        self.types_as_values = server_version(k8s_version) < (1, 35)
+        server = server_version(k8s_version)
+        self.types_as_values = server < (1, 35)
         envs = RuleEnvironments(k8s_version, environment)
-        root_decl = decl if decl is not None else schema_decl_type(schema, is_resource_root)
-        build = rules_in_all_of_only or has_validations(schema)
-        self.root = _build(schema, schema, is_resource_root, root_decl, envs) if build else None
+        with fe.answering_as(server):  # schema types and their bounds as that API server derives them
+            root_decl = decl if decl is not None else schema_decl_type(schema, is_resource_root)
+            build = rules_in_all_of_only or has_validations(schema)
+            self.root = _build(schema, schema, is_resource_root, root_decl, envs) if build else None
 
     def compiled(self) -> Iterator[tuple[Schema, CompiledRule]]:
         """Every compiled rule with the schema node it belongs to."""

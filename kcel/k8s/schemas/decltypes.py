@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from kcel.checker.types import BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, CelType, list_of, map_of
+from kcel.k8s import field as fe
 from kcel.k8s.schemas import values
 from kcel.k8s.schemas.escaping import RESERVED, escape
 from kcel.k8s.schemas.schema import Schema
@@ -126,7 +127,9 @@ def schema_decl_type(schema: Schema | None, is_resource_root: bool = False) -> D
     if schema is None:
         return None
     if schema.int_or_string:
-        size = _max_from_length(schema) if schema.max_length is not None else MAX_REQUEST_SIZE_BYTES - 2
+        # an int-or-string's maxLength bounds it from 1.34 (apiserver 76004fdd7)
+        bounded = schema.max_length is not None and fe.api_server() >= (1, 34)
+        size = _max_from_length(schema) if bounded else MAX_REQUEST_SIZE_BYTES - 2
         return DeclType("dyn", schema, size, 1)
     if is_resource_root:
         schema = with_type_and_object_meta(schema)
@@ -214,7 +217,8 @@ def with_type_and_object_meta(schema: Schema) -> Schema:
     """A resource root: `apiVersion`, `kind`, `metadata.name` and `metadata.generateName` always exist.
 
     Unless the schema already declares all four, `metadata` is replaced by an object with only
-    `name` and `generateName` (so `self.metadata.namespace` is an undefined field).
+    `name` and `generateName` (so `self.metadata.namespace` is an undefined field), bounded by 253 and 252
+    characters from 1.37 (apiextensions 1f3023483; before, plain strings, whatever the schema said).
     """
     props = schema.properties or {}
     metadata = props.get("metadata")
@@ -230,14 +234,15 @@ def with_type_and_object_meta(schema: Schema) -> Schema:
         and _is(meta_props, "generateName", "string")
     ):
         return schema
+    string = Schema(type="string")
+    capped = fe.api_server() >= (1, 37)
     new_meta = Schema(
         type="object",
         properties={
-            "name": _capped_string(meta_props.get("name"), NAME_MAX_LENGTH),
-            "generateName": _capped_string(meta_props.get("generateName"), NAME_MAX_LENGTH - 1),
+            "name": _capped_string(meta_props.get("name"), NAME_MAX_LENGTH) if capped else string,
+            "generateName": _capped_string(meta_props.get("generateName"), NAME_MAX_LENGTH - 1) if capped else string,
         },
     )
-    string = Schema(type="string")
     return schema.with_changes(properties={**props, "kind": string, "apiVersion": string, "metadata": new_meta})
 
 

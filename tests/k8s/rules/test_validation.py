@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from kcel.k8s import field as fe
 from kcel.k8s.field import Path
 from kcel.k8s.rules.validation import RuleEnvironments, Validator, compile_rules
 from kcel.k8s.schemas.decltypes import assign_type_name, object_type_names, schema_decl_type
@@ -201,3 +202,19 @@ def test_validation_errors_print_paths_from_a_root() -> None:
     data = obj_schema({"a": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > 1"}]}})
     result = Validator(schema(data)).validate({"a": 1}, path=Path.new("spec"))
     assert [str(e) for e in result.errors] == ["spec.a: Invalid value: 1: failed rule: self > 1"]
+
+
+def test_schema_bounds_follow_the_api_server() -> None:
+    """An int-or-string's maxLength counts from 1.34 (apiserver 76004fdd7); the resource root's metadata.name and
+    generateName are bounded by 253 and 252 from 1.37 (apiextensions 1f3023483)."""
+    int_or_string = schema({"x-kubernetes-int-or-string": True, "maxLength": 10})
+    root = schema({"type": "object", "properties": {"metadata": {"type": "object"}}})
+    found = []
+    for version in ((1, 33), (1, 34), (1, 36), (1, 37)):
+        with fe.answering_as(version):
+            size = schema_decl_type(int_or_string)
+            meta = schema_decl_type(root, is_resource_root=True)
+        assert size is not None and meta is not None
+        name = meta.fields["metadata"].type.fields["name"].type.schema
+        found.append((size.max_elements, name.max_length if name is not None else None))
+    assert found == [(3 * 1024 * 1024 - 2, None), (40, None), (40, None), (40, 253)]
