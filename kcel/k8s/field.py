@@ -146,6 +146,15 @@ class GoStruct:
     fields: tuple[tuple[str, Any], ...]
     go_type: str = "struct"
     pointers: tuple[tuple[str, str], ...] = ()  # field name -> the Go type it points to
+    json: tuple[tuple[str, Any], ...] | None = None  # what encoding/json writes, where the struct has JSON tags
+
+
+@dataclass(frozen=True, slots=True)
+class GoSlice:
+    """A typed Go slice as a bad value: JSON from 1.34, `[]element_type{item, ...}` before (`[]string{"a"}`)."""
+
+    element_type: str
+    items: tuple[Any, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +335,8 @@ def go_syntax(value: Any, nested: bool = False) -> str:
     if isinstance(value, Mapping):
         entries = ", ".join(f"{quote(k)}:{go_syntax(v, True)}" for k, v in sorted(value.items()))
         return "map[string]interface {}{" + entries + "}"
+    if isinstance(value, GoSlice):
+        return f"[]{value.element_type}{{" + ", ".join(go_syntax(v, True) for v in value.items) + "}"
     if isinstance(value, GoStruct):
         pointers = dict(value.pointers)
         fields = ", ".join(
@@ -390,7 +401,9 @@ def _json(value: Any) -> str:
     if isinstance(value, Mapping):
         return _json_object(sorted(value.items()))
     if isinstance(value, GoStruct):
-        return _json_object(value.fields)
+        return _json_object(value.json if value.json is not None else value.fields)
+    if isinstance(value, GoSlice):
+        return _json(list(value.items))
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(map(_json, value)) + "]"
     raise TypeError(f"cannot render a bad value of type {type(value).__name__}")

@@ -385,35 +385,77 @@ def _go_lower(text: str) -> str:
 
 
 def _owner_references(references: list[dict[str, Any]], path: fe.Path) -> list[fe.FieldError]:
+    """ValidateOwnerReferences. Before 1.37 every reference was checked at the list's own path, with Invalid
+    values ("kind must not be empty" before 1.34, apimachinery 5937fdff); 1.37 indexes them and says Required
+    (5c912ee7)."""
     errors: list[fe.FieldError] = []
     controller = ""
+    indexed = fe.api_server() >= (1, 37)
     for i, reference in enumerate(references):
-        here = path.index(i)
-        api_version = reference.get("apiVersion", "")
-        if not api_version:
-            errors.append(fe.required(here.child("apiVersion"), "must not be empty"))
-        elif parse_group_version(api_version) or api_version.endswith("/") or api_version == "/":
-            errors.append(fe.invalid(here.child("apiVersion"), api_version, "must be <group>/<version> or <version>"))
-        for key in ("kind", "name", "uid"):
-            if not reference.get(key):
-                errors.append(fe.required(here.child(key), "must not be empty"))
+        if indexed:
+            errors += _owner_reference(reference, path.index(i))
+        else:
+            errors += _owner_reference_before_1_37(reference, path)
         if reference.get("apiVersion") == "v1" and reference.get("kind") == "Event":
-            errors.append(fe.invalid(here, fe.GoStruct(tuple(reference.items())),
-                                     "/v1, Kind=Event is disallowed from being an owner"))  # fmt: skip
+            here = path.index(i) if indexed else path
+            errors.append(
+                fe.invalid(here, _owner_value(reference), "/v1, Kind=Event is disallowed from being an owner")
+            )
         if reference.get("controller"):
             current = f"{reference.get('kind', '')}/{reference.get('name', '')}"
             if controller:
-                errors.append(fe.invalid(path, references, "Only one reference can have Controller set to true. "
+                listed = fe.GoSlice("v1.OwnerReference", tuple(map(_owner_value, references)))
+                errors.append(fe.invalid(path, listed, "Only one reference can have Controller set to true. "
                                          f'Found "true" in references for {controller} and {current}'))  # fmt: skip
             else:
                 controller = current
     return errors
 
 
+def _owner_reference(reference: dict[str, Any], here: fe.Path) -> list[fe.FieldError]:
+    errors = []
+    api_version = reference.get("apiVersion", "")
+    if not api_version:
+        errors.append(fe.required(here.child("apiVersion"), "must not be empty"))
+    elif parse_group_version(api_version) or api_version.endswith("/") or api_version == "/":
+        errors.append(fe.invalid(here.child("apiVersion"), api_version, "must be <group>/<version> or <version>"))
+    for key in ("kind", "name", "uid"):
+        if not reference.get(key):
+            errors.append(fe.required(here.child(key), "must not be empty"))
+    return errors
+
+
+def _owner_reference_before_1_37(reference: dict[str, Any], path: fe.Path) -> list[fe.FieldError]:
+    api_version = reference.get("apiVersion", "")
+    errors = []
+    if parse_group_version(api_version) or not api_version.rpartition("/")[2]:  # no version (FromAPIVersionAndKind)
+        errors.append(fe.invalid(path.child("apiVersion"), api_version, "version must not be empty"))
+    named = fe.api_server() < (1, 34)
+    for key in ("kind", "name", "uid"):
+        if not reference.get(key):
+            errors.append(fe.invalid(path.child(key), "", f"{key} must not be empty" if named else "must not be empty"))
+    return errors
+
+
+_OWNER_FIELDS = (("APIVersion", "apiVersion"), ("Kind", "kind"), ("Name", "name"), ("UID", "uid"),
+                 ("Controller", "controller"), ("BlockOwnerDeletion", "blockOwnerDeletion"))  # fmt: skip
+
+
+def _owner_value(reference: dict[str, Any]) -> fe.GoStruct:
+    """A metav1.OwnerReference as a bad value: its fields in declaration order, the pointers omitted when empty."""
+    go = tuple((name, reference.get(key, None if name in ("Controller", "BlockOwnerDeletion") else ""))
+               for name, key in _OWNER_FIELDS)  # fmt: skip
+    json = tuple((key, value) for (_, key), (name, value) in zip(_OWNER_FIELDS, go, strict=True)
+                 if value is not None)  # fmt: skip
+    pointers = (("Controller", "bool"), ("BlockOwnerDeletion", "bool"))
+    return fe.GoStruct(go, "v1.OwnerReference", pointers, json)
+
+
 def _finalizers(finalizers: list[str], path: fe.Path) -> list[fe.FieldError]:
     errors = [fe.invalid(path, f, m) for f in finalizers for m in label_key_errors(f, _legacy_labels())]
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
-        errors.append(fe.invalid(path, finalizers, "finalizer orphan and foregroundDeletion cannot be both set"))
+        both = "finalizer orphan and foregroundDeletion cannot be both set"
+        errors.append(fe.invalid(path, fe.GoSlice("string", tuple(finalizers)), both))
     return errors
 
 
@@ -422,9 +464,13 @@ def _managed_fields(entries: list[dict[str, Any]], path: fe.Path) -> list[fe.Fie
     for i, entry in enumerate(entries):
         here = path.index(i)
         operation = entry.get("operation", "")
-        if not operation:
+        if operation in ("Apply", "Update"):
+            pass
+        elif fe.api_server() < (1, 37):  # one Invalid text for every bad operation before apimachinery 5c912ee7
+            errors.append(fe.invalid(here.child("operation"), operation, "must be `Apply` or `Update`"))
+        elif not operation:
             errors.append(fe.required(here.child("operation"), "must not be empty"))
-        elif operation not in ("Apply", "Update"):
+        else:
             errors.append(fe.not_supported(here.child("operation"), operation, ("Apply", "Update")))
         if entry.get("fieldsType") and entry["fieldsType"] != "FieldsV1":
             errors.append(fe.invalid(here.child("fieldsType"), entry["fieldsType"], "must be `FieldsV1`"))
@@ -445,7 +491,7 @@ def validate_object_meta_update(new: dict[str, Any], old: dict[str, Any], path: 
     if not new.get("resourceVersion"):
         errors.append(fe.invalid(path.child("resourceVersion"), "", "must be specified for an update"))
     generation = new.get("generation", 0)
-    if generation < 0:
+    if generation < 0 and fe.api_server() >= (1, 37):  # checked on update too from apimachinery f988e75e
         errors.append(fe.invalid(path.child("generation"), generation, "must be greater than or equal to 0"))
     if generation < old.get("generation", 0):
         errors.append(fe.invalid(path.child("generation"), generation, "must not be decremented"))

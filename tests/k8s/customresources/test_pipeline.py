@@ -249,3 +249,80 @@ def test_label_texts_follow_the_version(gadgets: CRD, version: str, what: str, u
     text = message(gadgets, obj, k8s_version=version)
     assert f'metadata.labels: Invalid value: "a/b/c": {what} must consist of' in text
     assert f'metadata.labels: Invalid value: "{"x" * 64}": must be no more than 63 {unit}' in text
+
+
+OWNERS = [
+    {"apiVersion": "", "kind": "", "name": "", "uid": "u2"},
+    {"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u1", "controller": True},
+    {"apiVersion": "apps/v1", "kind": "A", "name": "a", "uid": "u", "controller": True},
+]
+OWNER_JSON = (
+    '[{"apiVersion":"","kind":"","name":"","uid":"u2"},'
+    '{"apiVersion":"v1","kind":"Event","name":"e","uid":"u1","controller":true},'
+    '{"apiVersion":"apps/v1","kind":"A","name":"a","uid":"u","controller":true}]'
+)
+OWNER_GO = (
+    "v1.OwnerReference{{APIVersion:{}, Kind:{}, Name:{}, UID:{}, Controller:{}, BlockOwnerDeletion:(*bool)(nil)}}"
+)
+SET = "(*bool)(0xc000000000)"  # Go prints the pointer's address, different every run
+ONE_CONTROLLER = 'Only one reference can have Controller set to true. Found "true" in references for Event/e and A/a'
+BY_VERSION_OWNERS = [
+    ("1.33", [
+        'metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty',
+        'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty',
+        'metadata.ownerReferences.name: Invalid value: "": name must not be empty',
+        "metadata.ownerReferences: Invalid value: " + OWNER_GO.format('"v1"', '"Event"', '"e"', '"u1"', SET)
+        + ": /v1, Kind=Event is disallowed from being an owner",
+        "metadata.ownerReferences: Invalid value: []v1.OwnerReference{"
+        + ", ".join([OWNER_GO.format('""', '""', '""', '"u2"', "(*bool)(nil)"),
+                     OWNER_GO.format('"v1"', '"Event"', '"e"', '"u1"', SET),
+                     OWNER_GO.format('"apps/v1"', '"A"', '"a"', '"u"', SET)])
+        + "}: " + ONE_CONTROLLER,
+    ]),
+    ("1.36", [
+        'metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty',
+        'metadata.ownerReferences.kind: Invalid value: "": must not be empty',
+        'metadata.ownerReferences.name: Invalid value: "": must not be empty',
+        'metadata.ownerReferences: Invalid value: {"apiVersion":"v1","kind":"Event","name":"e","uid":"u1",'
+        '"controller":true}: /v1, Kind=Event is disallowed from being an owner',
+        f"metadata.ownerReferences: Invalid value: {OWNER_JSON}: {ONE_CONTROLLER}",
+    ]),
+    ("1.37", [
+        "metadata.ownerReferences[0].apiVersion: Required value: must not be empty",
+        "metadata.ownerReferences[0].kind: Required value: must not be empty",
+        "metadata.ownerReferences[0].name: Required value: must not be empty",
+        'metadata.ownerReferences[1]: Invalid value: {"apiVersion":"v1","kind":"Event","name":"e","uid":"u1",'
+        '"controller":true}: /v1, Kind=Event is disallowed from being an owner',
+        f"metadata.ownerReferences: Invalid value: {OWNER_JSON}: {ONE_CONTROLLER}",
+    ]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("version", "expected"), BY_VERSION_OWNERS)
+def test_owner_references_as_each_version_checks_them(gadgets: CRD, version: str, expected: list[str]) -> None:
+    """apimachinery 5937fdff (1.34) dropped the field names from the details, 5c912ee7 (1.37) indexed the paths and
+    made empty fields Required; before 1.34 references printed in Go syntax (pointer addresses stand in)."""
+    result = validate_object(gadgets, gadget({"size": 1}, ownerReferences=OWNERS), k8s_version=version)
+    assert [str(e) for e in result.errors if str(e.field).startswith("metadata.")] == expected
+
+
+def test_finalizers_before_1_34_print_as_a_go_string_slice(gadgets: CRD) -> None:
+    obj = gadget({"size": 1}, finalizers=["orphan", "foregroundDeletion"])
+    found = [validate_object(gadgets, obj, k8s_version=v).errors[0].body() for v in ("1.33", "1.34")]
+    both = "finalizer orphan and foregroundDeletion cannot be both set"
+    assert found == [
+        f'Invalid value: []string{{"orphan", "foregroundDeletion"}}: {both}',
+        f'Invalid value: ["orphan","foregroundDeletion"]: {both}',
+    ]
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("1.36", ['metadata.managedFields[0].operation: Invalid value: "": must be `Apply` or `Update`',
+              'metadata.managedFields[1].operation: Invalid value: "Patch": must be `Apply` or `Update`']),
+    ("1.37", ["metadata.managedFields[0].operation: Required value: must not be empty",
+              'metadata.managedFields[1].operation: Unsupported value: "Patch": supported values: "Apply", "Update"']),
+])  # fmt: skip
+def test_managed_field_operations_as_each_version_checks_them(gadgets: CRD, version: str, expected: list[str]) -> None:
+    obj = gadget({"size": 1}, managedFields=[{"manager": "a"}, {"manager": "b", "operation": "Patch"}])
+    result = validate_object(gadgets, obj, k8s_version=version)
+    assert [str(e) for e in result.errors if str(e.field).startswith("metadata.")] == expected
