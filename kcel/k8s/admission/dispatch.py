@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kcel.k8s import field as fe
 from kcel.k8s.admission.compilation import CompiledPolicy
 from kcel.k8s.admission.decision import CODES, Decision, Evaluation
 from kcel.k8s.admission.evaluation import Inputs, Meter, PolicyDecision, ValidateResult, validate
@@ -206,7 +207,9 @@ class Admission:
         for compiled in self.policies:
             self.policy(compiled)
         if self.failures:
-            self.annotations[VALIDATION_FAILURE_KEY] = go_json(self.failures[:MAX_VALIDATION_FAILURES])
+            # Before 1.37 each failure was published alone and the first one kept the key (apiserver e5e88b808).
+            kept = MAX_VALIDATION_FAILURES if fe.api_server() >= (1, 37) else 1
+            self.annotations[VALIDATION_FAILURE_KEY] = go_json(self.failures[:kept])
         return self.decision()
 
     def policy(self, compiled: CompiledPolicy) -> None:

@@ -228,6 +228,16 @@ def test_deny_and_audit(tmp_path: Path) -> None:
                          "expressionIndex": 1, "validationActions": ["Deny", "Audit"]}]  # fmt: skip
 
 
+@pytest.mark.parametrize(("version", "recorded"), [("1.36", 1), ("1.37", 2)])
+def test_audited_failures_are_all_recorded_from_1_37(tmp_path: Path, version: str, recorded: int) -> None:
+    """apiserver e5e88b808: before 1.37 each failure was published alone and only the first one kept the key."""
+    validations = [{"expression": "false", "message": "one"}, {"expression": "false", "message": "two"}]
+    files = [write(tmp_path / "policies.yaml", policy(validations=validations), binding(validationActions=["Audit"]))]
+    decision = PolicySet.load(files, k8s_version=version).admit(request_from_objects(deployment()))
+    failures = json.loads(decision.audit_annotations["validation.policy.admission.k8s.io/validation_failure"])
+    assert [f["message"] for f in failures] == ["one", "two"][:recorded]
+
+
 def test_first_denial_wins_policies_by_name(tmp_path: Path) -> None:
     docs = [policy("b-policy", validations=one("false", message="from b")), binding("bx", "b-policy"),
             policy("a-policy", validations=one("false", message="from a")), binding("by", "a-policy")]  # fmt: skip
