@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("directory", nargs="?", type=Path, help="suite directory (default: ../shared/...)")
     parser.add_argument("--stage", choices=celspec.STAGES, default="eval", help="cel-spec: how far to run each case")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write one record per case to FILE")
-    parser.add_argument("--verbose", "-v", action="store_true", help="print every failure and skip")
+    parser.add_argument("--verbose", "-v", action="store_true", help="also print every case that passed")
     args = parser.parse_args(argv)
 
     default_dir, skip_file = SUITES[args.suite]
@@ -50,9 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         counts = Counter(o.status for o in results)
         totals.update(counts)
         print(f"{file}: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
-        for o in results:
-            if o.status == "failed" or (args.verbose and o.status == "skipped"):
+        for o in results:  # every failure and every skip (the skip list's or the runner's) with its reason
+            if o.status != "passed":
                 print(f"  {o.status.upper()} {o.id}: {o.reason}")
+            elif args.verbose:
+                print(f"  PASSED {o.id}")
     if args.json:
         records = [o.__dict__ for results in outcomes.values() for o in results]
         args.json.write_text(json.dumps(records, indent=1), encoding="utf-8")

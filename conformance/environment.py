@@ -23,7 +23,13 @@ def conformance_env(test: Mapping[str, Any]) -> kcel.Env:
     for name in test.get("bindings", {}):
         variables.setdefault(name, DYN)
     libraries = [*_LIBRARIES, Library("declared", tuple(declared))] if declared else _LIBRARIES
-    return kcel.Env(variables=variables, container=test.get("container", ""), libraries=libraries)
+    # cel-go's harness plans with no options: no OptOptimize, so a bad literal conversion fails when evaluated;
+    # and it sets cel.EnableErrorOnBadPresenceTest(true), which Kubernetes does not: `has(x.f)` or `x.?f` on an
+    # int or a string is an error, not absent.
+    return kcel.Env(
+        variables=variables, container=test.get("container", ""), libraries=libraries, optimize=False,
+        error_on_bad_presence_test=True,
+    )  # fmt: skip
 
 
 def _declared_overload(function: str, decl: Mapping[str, Any]) -> Overload:

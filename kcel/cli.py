@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -509,8 +510,8 @@ def _load(path: str) -> Any:
 def _jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, Mapping):  # a dict, or a kcel.values.CelMap (keys `true` and `1` kept apart)
+        return {cel_text(k) if not isinstance(k, str) else k: _jsonable(v) for k, v in value.items()}
     if isinstance(value, bytes):
         return value.decode("latin-1")
     if isinstance(value, (Optional, TypeValue)) or not isinstance(value, (bool, int, float, str, type(None))):

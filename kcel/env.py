@@ -112,13 +112,14 @@ class Env:
         compatibility_version: str | None = None,
         environment: str = "new",
         optimize: bool = True,
+        error_on_bad_presence_test: bool = False,
     ) -> None:
         """`k8s_version="1.34"`: the base environment of a Kubernetes 1.34 API server, for expressions written now
         (`environment="new"`: at its compatibility version, 1.33) or already stored (`"stored"`: every option 1.34
         knows); ValueError names the supported versions. `compatibility_version="1.33"`: the base environment at
         that compatibility version, as upstream's `MustBaseEnvSet` builds it in the newest release. Neither: every
         library kcel ships (`all_libraries()`)."""
-        keyword_field_names = literal_validators = False
+        keyword_field_names = literal_validators = lenient_optional_or = False
         if k8s_version is not None or compatibility_version is not None:
             from kcel.k8s.environment import LATEST, compatibility, configuration, parse_version, server_version
 
@@ -127,6 +128,7 @@ class Env:
             else:
                 server = server_version(k8s_version)
                 version = compatibility(server)
+                lenient_optional_or = server <= (1, 36)  # cel-go before v0.28 (1.37 runs v0.29)
             config = configuration(version, environment, server)
             # upstream SetRecognizeKeywordAsFieldName; stored expressions get every option
             keyword_field_names = version >= (1, 31) or environment == "stored"
@@ -140,6 +142,9 @@ class Env:
         self.literal_validators = literal_validators
         self.homogeneous_literals = homogeneous_literals
         self.optimize = optimize  # fold constant literals at plan time (cel-go OptOptimize; costs them 0)
+        # cel-go's EnableErrorOnBadPresenceTest: `has(x.f)` and `x.?f` on an int, a string... are errors (cel-spec)
+        self.error_on_bad_presence_test = error_on_bad_presence_test
+        self.lenient_optional_or = lenient_optional_or
         self.libraries = list(libraries) if libraries is not None else list(all_libraries())
         self._overloads: dict[str, list[Overload]] = {}
         for library in self.libraries:

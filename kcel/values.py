@@ -6,6 +6,7 @@ values, timestamps and durations (kcel.temporal) and the Kubernetes types need c
 
 from __future__ import annotations
 
+from collections.abc import ItemsView, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,3 +68,72 @@ class TypedList(list[Any]):
 
     def cel_add(self, other: Any) -> list[Any]:
         raise NotImplementedError
+
+
+# CEL keeps map keys of different types apart (cel-go stores entries by typed value): `true`, `1`, `1u` and
+# `1.0` are four keys, where a Python dict sees one. Keys are tagged with their kind, so only equal keys of
+# the same kind meet; str, null and every other kind need no tag (no two of them are equal in Python).
+_KEY_KINDS: dict[type, type] = {bool: bool, int: int, Uint: Uint, float: float}
+
+
+def typed_key(key: Any) -> tuple[type | None, Any]:
+    return _KEY_KINDS.get(key.__class__), key
+
+
+class CelMap(Mapping[Any, Any]):
+    """A CEL map holding keys that a dict would merge (`{1: 'a', true: 'b'}`, `{0: 1, 0u: 2}`).
+
+    kcel keeps every other map a plain dict; the runtime switches to this class the moment a second key
+    equal to an earlier one in Python but not in CEL arrives. `m[key]` finds the key of exactly that type;
+    CEL's lookup, where `1` also finds `1u` and `1.0` finds `1`, is `kcel.eval.equality.map_lookup`.
+    """
+
+    __slots__ = ("entries",)
+
+    def __init__(self, items: Iterable[tuple[Any, Any]] = ()) -> None:
+        self.entries: dict[tuple[type | None, Any], tuple[Any, Any]] = {}
+        for key, value in items:
+            self.entries[typed_key(key)] = (key, value)
+
+    def __getitem__(self, key: Any) -> Any:
+        try:
+            return self.entries[typed_key(key)][1]
+        except TypeError:  # an unhashable key is in no map
+            raise KeyError(key) from None
+
+    def __iter__(self) -> Iterator[Any]:
+        return (key for key, _ in self.entries.values())
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def items(self) -> ItemsView[Any, Any]:
+        return _Items(self)
+
+    def store(self, key: Any, value: Any) -> None:
+        """Add or replace the entry of exactly this key (while the map is being built)."""
+        self.entries[typed_key(key)] = (key, value)
+
+    def delete(self, key: Any) -> None:
+        self.entries.pop(typed_key(key), None)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        theirs = other.entries if isinstance(other, CelMap) else {typed_key(k): (k, v) for k, v in other.items()}
+        return len(theirs) == len(self.entries) and all(
+            typed in theirs and theirs[typed][1] == value for typed, (_, value) in self.entries.items()
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "CelMap({" + ", ".join(f"{k!r}: {v!r}" for k, v in self.entries.values()) + "})"
+
+
+class _Items(ItemsView[Any, Any]):
+    __slots__ = ()
+    _mapping: CelMap
+
+    def __iter__(self) -> Iterator[tuple[Any, Any]]:
+        return iter(self._mapping.entries.values())

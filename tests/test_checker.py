@@ -43,8 +43,11 @@ ERRORS = [
     ("x.a", "ERROR: <input>:1:2: type 'int' does not support field selection\n | x.a\n | .^"),
     ("x.all(i, i > 0)", "ERROR: <input>:1:1: expression of type 'int' cannot be range of a comprehension "
      "(must be list, map, or dynamic)\n | x.all(i, i > 0)\n | ^"),
-    ("l.all(i, i)", "ERROR: <input>:1:6: found no matching overload for '_&&_' applied to '(bool, int)'\n"
-     " | l.all(i, i)\n | .....^"),
+    ("l.all(i, i)", "ERROR: <input>:1:10: expected type 'bool' but found 'int'\n | l.all(i, i)\n | .........^"),
+    ("x && s", "ERROR: <input>:1:1: expected type 'bool' but found 'int'\n | x && s\n | ^\n"
+     "ERROR: <input>:1:6: expected type 'bool' but found 'string'\n | x && s\n | .....^"),
+    ("l == null", "ERROR: <input>:1:3: found no matching overload for '_==_' applied to '(list(int), null)'\n"
+     " | l == null\n | ..^"),
     ("x ? 1 : 2", "ERROR: <input>:1:3: found no matching overload for '_?_:_' applied to '(int, int, int)'\n"
      " | x ? 1 : 2\n | ..^"),
     ("y + z", "ERROR: <input>:1:1: undeclared reference to 'y' (in container '')\n | y + z\n | ^\n"
@@ -79,3 +82,62 @@ def test_unchecked_compilation_defers_errors_to_evaluation() -> None:
     with pytest.raises(kcel.EvalError):
         program.evaluate({"x": 1, "s": "a"})
     assert ENV.compile("y + 1", check=False).evaluate({"y": 1}) == 2
+
+
+NULLABLE = {"ts": "google.protobuf.Timestamp", "o": "optional_type(int)", "ip": "net.IP", "q": "kubernetes.Quantity"}
+NULLS = [
+    # cel-go checker/types.go: null is assignable to opaque types (optionals, net.IP, Quantity...), messages,
+    # timestamps and durations, and those to null, in either operand order.
+    ("ts == null", "bool"), ("null == ts", "bool"), ("duration('1s') != null", "bool"), ("o == null", "bool"),
+    ("null != o", "bool"), ("ip == null", "bool"), ("q == null", "bool"), ("null == null", "bool"),
+    ("optional.none() == null", "bool"), ("null in [ts]", "bool"), ("ts in [null]", "bool"),
+    # joins and type parameters keep the more general type, the later one when neither is less specific
+    ("[null, ts]", "list(google.protobuf.Timestamp)"), ("[ts, null]", "list(null_type)"),
+    ("[null, o]", "list(optional_type(int))"), ("[o, null]", "list(null_type)"),
+    ("true ? ts : null", "google.protobuf.Timestamp"), ("true ? null : ts", "null_type"),
+    ("{'a': null, 'b': ts}", "map(string, google.protobuf.Timestamp)"), ("[null, ts][0]", "google.protobuf.Timestamp"),
+    ("[int, string]", "list(type(int))"),  # any type(...) is as specific as another: the first is kept
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expr", "expected"), NULLS)
+def test_null_is_assignable_to_nullable_types(expr: str, expected: str) -> None:
+    env = kcel.Env(variables=NULLABLE)
+    assert str(env.compile(expr).output_type) == expected
+
+
+@pytest.mark.parametrize("expr", ["x == null", "null == s", "l == null", "m == null", "null in l", "[1][0] == null"])
+def test_null_is_not_assignable_to_primitives_lists_or_maps(expr: str) -> None:
+    with pytest.raises(kcel.CompileError) as info:
+        ENV.compile(expr)
+    assert "found no matching overload" in info.value.messages[0]
+
+
+def test_null_comparisons_in_the_kubernetes_environment() -> None:
+    env = kcel.Env(k8s_version="1.34", variables={"self": "string"})
+    program = env.compile("format.dns1123Label().validate(self) == null")  # validate: optional(list(string))
+    assert program.evaluate({"self": "ok"}) is False
+    assert env.compile("timestamp('2020-01-01T00:00:00Z') == null").evaluate({}) is False
+    assert env.compile("null != url('https://example.com')").evaluate({}) is True
+
+
+OPTIONAL_INDEXES = [
+    # cel-go declares `_[?_]` and `_[_]` on an optional as overloads (cel/library.go): keys must match, and
+    # several candidates with different results (a dyn operand) make the result dyn
+    ("m[?'k']", "optional_type(list(int))"), ("l[?0]", "optional_type(int)"), ("d[?0]", "dyn"),
+    ("optional.of(l)[0]", "optional_type(int)"), ("optional.of(m)[?'k']", "optional_type(list(int))"),
+    ("optional.of(d)[0]", "dyn"), ("m[?1]", "found no matching overload for '_[?_]' applied to '(map(string, "
+     "list(int)), int)'"), ("l[?'a']", "found no matching overload for '_[?_]' applied to '(list(int), string)'"),
+    ("optional.of(m)[1]", "found no matching overload for '_[_]' applied to '(optional_type(map(string, list(int)))"
+     ", int)'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expr", "expected"), OPTIONAL_INDEXES)
+def test_optional_indexing_resolves_overloads(expr: str, expected: str) -> None:
+    if expected.startswith("found"):
+        with pytest.raises(kcel.CompileError) as info:
+            ENV.compile(expr)
+        assert info.value.messages == (expected,)
+    else:
+        assert str(ENV.compile(expr).output_type) == expected

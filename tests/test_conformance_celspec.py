@@ -6,10 +6,13 @@ named by id, so a case that starts passing must leave the list).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from conformance import celspec
-from conformance.__main__ import SUITES
+from conformance.__main__ import SUITES, main
 from conformance.outcome import SkipList
 
 DIRECTORY, SKIP_FILE = SUITES["cel-spec"]
@@ -40,3 +43,39 @@ def test_evaluates(case: celspec.Case) -> None:
     if outcome.status == "skipped":
         pytest.skip(outcome.reason)
     assert outcome.status == "passed", outcome.reason
+
+
+def _case(**test: object) -> celspec.Case:
+    return celspec.Case("file/section/name", "file", {"id": "file/section/name", **test})
+
+
+@pytest.mark.parametrize(
+    ("test", "status"),
+    [
+        # as in cel-go's harness (conformance_test.go): a check or plan error fails the case even when an
+        # evaluation error is expected
+        ({"expr": "1 + 'a'", "eval_error": ["no matching overload"]}, "failed"),
+        ({"expr": "{null: 1}[null]", "eval_error": ["no such key"]}, "failed"),
+        # the harness plans without OptOptimize: a bad literal conversion fails when evaluated
+        ({"expr": "int('x')", "eval_error": ["conversion"]}, "passed"),
+        # and turns on EnableErrorOnBadPresenceTest
+        ({"expr": "has(dyn(1).a)", "eval_error": ["no such key"]}, "passed"),
+        ({"expr": "{'k': dyn(1)}.?k.f.hasValue()", "eval_error": ["no such key"]}, "passed"),
+        ({"expr": "1 + 1", "eval_error": ["x"]}, "failed"),
+        ({"expr": "'%s'.format([{1: 'a', true: 'b'}])", "value": {"string": "{1: a, true: b}"}}, "passed"),
+    ],
+)
+def test_runner_is_as_strict_as_cel_gos_harness(test: dict[str, object], status: str) -> None:
+    assert celspec.run(_case(**test)).status == status
+
+
+def test_runner_prints_every_skip_with_its_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tests = [{"name": "proto", "expr": "true", "value": {"bool": True}, "id": "suite/s/proto", "requires": ["proto3"]},
+             {"name": "enum", "expr": "x", "bindings": {"x": {"enum": {"type": "E", "value": 1}}}, "id": "suite/s/enum",
+              "value": {"bool": True}}]  # fmt: skip
+    (tmp_path / "suite.json").write_text(json.dumps({"sections": [{"name": "s", "tests": tests}]}), encoding="utf-8")
+    assert main(["cel-spec", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "  SKIPPED suite/s/proto: protobuf messages (proto3): kcel evaluates JSON-like data, not protobuf" in lines
+    assert "  SKIPPED suite/s/enum: enum values are not supported" in lines  # the runner's own
+    assert lines[-1] == "0 passed, 0 failed, 2 skipped"

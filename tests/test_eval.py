@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import kcel
-from kcel.values import Optional, TypeValue, Uint
+from kcel.values import NONE, CelMap, Optional, TypeValue, Uint
 
 ENV = kcel.Env(variables={"x": "int", "s": "string", "self": "dyn", "m": "map(string, int)", "l": "list(int)"})
 VARS: dict[str, Any] = {"x": 3, "s": "héllo", "self": {"a": {"b": [1, 2]}, "n": None}, "m": {"k": 1}, "l": [1, 2, 3]}
@@ -63,7 +63,7 @@ ERRORS = [
     ("self.missing", "no such key: missing"), ("l[3]", "index out of bounds: 3"), ("l[-1]", "index out of bounds: -1"),
     ("m['z']", "no such key: z"), ("dyn('a') < 1", "no such overload"), ("dyn(x) ? 1 : 2", "no such overload"),
     ("!dyn(x)", "no such overload"), ("int(['x'][0])", None), ("int([1e19][0])", None), ("uint([-1][0])", None),
-    ("string([b'\\xff'][0])", None), ("{'a': 1, 'a': 2}", None), ("optional.none().value()", None),
+    ("string([b'\\xff'][0])", None), ("optional.none().value()", None),
     ("[1, 0].exists_one(i, 1 / i > 0)", "division by zero"), ("1 / 0 > 1 && true", "division by zero"),
     ("size(dyn(1))", "no such overload"), ("'a'.matches(['('][0])", "error parsing regexp: missing closing ): `(`"),
 ]  # fmt: skip
@@ -198,3 +198,141 @@ def test_checked_types_plan_plain_python_and_dyn_keeps_runtime_dispatch() -> Non
     assert "_less(" in ENV.compile("x < 1", check=False).python_source
     with pytest.raises(kcel.EvalError):
         ENV.compile("math.ceil(dyn(1))").evaluate()
+
+
+# Operands of an unexpected type, reached through `dyn`, at the constructs cel-go plans with its own evaluation
+# steps instead of overload dispatch (interpreter/planner.go, interpretable.go, attributes.go, cel/library.go).
+DYN_ENV = kcel.Env(variables={"x": "dyn"})
+UNEXPECTED = [
+    # field selection and indexing: cel-go's qualifiers (attributes.go refQualify, IndexOrError, newQualifier)
+    ("x.f", 1, "no such key: f"), ("x.f", "abc", "no such key: f"), ("x.f", None, "no such key: f"),
+    ("x.f", [1], "unsupported index type 'string' in list"), ("x.f.g", {"f": 1}, "no such key: g"),
+    ("dyn(x).f", True, "no such key: f"), ("x['f']", 1.5, "no such key: f"), ("x[0]", "abc", "no such key: 0"),
+    ("[1, 2][x]", 1.5, "unsupported index value 1.5 in list"),
+    ("[1, 2][x]", Uint(2**64 - 1), "unsupported index value 18446744073709551615 in list"),
+    ("[1, 2][x]", True, "unsupported index type 'bool' in list"), ("[1, 2][x]", 2.0, "index out of bounds: 2"),
+    ("[1, 2][x]", Uint(1), 2), ("{'a': 1}[x]", Uint(7), "no such key: 7"), ("{'a': 1}[x]", 1e6, "no such key: 1e+06"),
+    ("{'a': 1}[x]", None, "invalid qualifier type: types.Null"),
+    ("{'a': 1}[x]", [1], "invalid qualifier type: *types.baseList"),
+    ("[1][x]", b"a", "invalid qualifier type: types.Bytes"),
+    # presence tests and optional selection find nothing on an int or a string (no EnableErrorOnBadPresenceTest)
+    ("has(x.f)", 1, False), ("has(x.f)", "abc", False), ("has(x.f)", [1], "unsupported index type 'string' in list"),
+    ("x.?f", 1, NONE), ("x.?f.g", {"f": 1}, NONE), ("x[?0]", "abc", NONE), ("x[?'f']", [1],
+     "unsupported index type 'string' in list"), ("has(x.f)", Optional({"f": 1}), True), ("x.f", Optional({"f": 1}),
+     Optional(1)), ("x.f", NONE, NONE),
+    # && and || keep the first operand that is neither true nor false (evalAnd, evalOr)
+    ("x || 1 / 0 > 1", 1, "no such overload"), ("1 / 0 > 1 || x", 1, "division by zero"), ("x && false", 1, False),
+    ("x || true", "a", True), ("x.f || true", 1, True), ("!x", 1, "no such overload"),
+    ("x ? 1 : 2", "a", "no such overload"),
+    # or/orValue: a left side that is not an optional is no such overload (cel-go v0.28+), the right one is not
+    # evaluated; the right side of `or` is returned as it is
+    ("x.orValue(1 / 0)", [1], "no such overload"), ("x.or(optional.of(1 / 0))", 1, "no such overload"),
+    ("optional.none().or(x)", 1, 1), ("optional.none().orValue(x)", [1], [1]),
+    # aggregate literals and comprehensions
+    ("[?x]", 1, "cannot initialize optional list element from non-optional value 1"),
+    ("{?'k': x}", [1, "a"], "cannot initialize optional entry 'k' from non-optional value [1, a]"),
+    ("x.all(e, true)", 1, "got 'types.Int', expected iterable type"),
+    ("x.exists(k, v, true)", "abc", "unsupported comprehension range type: types.String"),
+    ("x.map(e, e)", None, "got 'types.Null', expected iterable type"), ("[1].all(e, x)", 1, "no such overload"),
+    ("x in [1]", 1.0, True), ("x in dyn('abc')", "a", "no such overload"), ("x in {1: 'a'}", Uint(1), True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expr", "x", "expected"), UNEXPECTED)
+def test_unexpected_runtime_types_behave_as_in_cel_go(expr: str, x: Any, expected: Any) -> None:
+    program = DYN_ENV.compile(expr)
+    for run in (program.evaluate, lambda a: program.evaluate_with_cost(a)[0]):
+        if isinstance(expected, str):
+            with pytest.raises(kcel.EvalError) as info:
+                run({"x": x})
+            assert str(info.value) == expected
+        else:
+            assert run({"x": x}) == expected
+
+
+def test_presence_tests_on_primitives_fail_with_cel_specs_option() -> None:
+    env = kcel.Env(variables={"x": "dyn"})
+    setattr(env, "error_on_bad_presence_test", True)  # noqa: B010 (what conformance/environment.py sets)
+    for expr, message in [("has(x.f)", "no such key: f"), ("x.?f", "no such key: f"), ("x[?0]", "no such key: 0"),
+                          ("optional.of(x).f", "no such key: f")]:  # fmt: skip
+        with pytest.raises(kcel.EvalError, match=f"^{message}$"):
+            env.compile(expr).evaluate({"x": 1})
+    assert env.compile("has(x.f)").evaluate({"x": {"f": 1}}) is True
+
+
+def test_constant_index_that_cannot_be_a_qualifier_fails_the_program() -> None:
+    with pytest.raises(kcel.PlanError, match="invalid qualifier type: types.Null"):
+        kcel.Env().compile("{null: false}[null]")
+
+
+def test_inlined_field_reads_report_cel_go_errors() -> None:
+    """A Python TypeError from `x["spec"]["replicas"]` has the program run again without inlining, for cel-go's
+    words; the cost charged is the same either way."""
+    program = DYN_ENV.compile("x.spec.replicas > 1")
+    assert "['spec']['replicas']" in program.python_source  # the fast path reads plain data directly
+    costs = set()
+    for value, message in [({"spec": "a"}, "no such key: replicas"), ({"spec": [1]}, "unsupported index type "
+                           "'string' in list"), ({"spec": {}}, "no such key: replicas")]:  # fmt: skip
+        with pytest.raises(kcel.EvalError, match=f"^{message}$"):
+            program.evaluate({"x": value})
+        with pytest.raises(kcel.EvalError, match=f"^{message}$") as info:
+            program.evaluate_with_cost({"x": value})
+        costs.add(info.value.cost)  # type: ignore[attr-defined]
+    assert len(costs) == 1
+
+
+# Map keys: cel-go stores entries by typed value (true, 1, 1u and 1.0 are four keys) and its lookup converts
+# numbers losslessly: double to int then uint, int to uint, uint to int (common/types/map.go refValMapAccessor).
+MAP_KEYS = [
+    ("size({1: 'a', true: 'b'})", 2), ("{1: 'a', true: 'b'}[1]", "a"), ("{1: 'a', true: 'b'}[true]", "b"),
+    ("size({1: 'a', 1u: 'b', 1.0: 'c', true: 'd'})", 4), ("{1: 'a', 1u: 'b'}[1u]", "b"),
+    ("{1: 'a', 1u: 'b'}[1.0]", "a"),
+    ("{1u: 'b'}[dyn(1)]", "b"), ("{1: 'a'}[dyn(1u)]", "a"), ("{1: 'a'}[dyn(1.0)]", "a"), ("{1u: 'a'}[dyn(1.0)]", "a"),
+    ("dyn({1.0: 'x'})[1]", "no such key: 1"), ("{1.0: 'x'}[1.0]", "x"), ("dyn({true: 'x'})[1]", "no such key: 1"),
+    ("dyn({1: 'x'})[true]", "no such key: true"), ("true in dyn({1: 'a'})", False), ("1 in dyn({true: 'a'})", False),
+    ("1 in dyn({1u: 'a'})", True), ("dyn(1) in {1.0: 'a'}", False), ("dyn(1.0) in {1: 'a'}", True),
+    ("{1: 'a', true: 'b'} == {true: 'b', 1: 'a'}", True), ("{1: 'a'} == dyn({1u: 'a'})", True),
+    ("{1: 'a', 1u: 'b'} == {1: 'a', 2u: 'b'}", False), ("{1: 'a', true: 'b'}.exists(k, k == true)", True),
+    ("{1: 'a', true: 'b'}.map(k, type(k))", [TypeValue("int"), TypeValue("bool")]),
+    ("{'a': 1, 'a': 2}", {"a": 2}), ("{'a': 1, ?'a': optional.none()}", {}), ("dyn({0: 1, 0u: 2})[0.0]", 1),
+    ("size([true, 1].transformMapEntry(i, v, {v: i}))", 2), ("[1.0, 1].transformMapEntry(i, v, {v: i})[1]", 1),
+    ("[1, 1u].transformMapEntry(i, v, {v: i})", "insert failed: key 1 already exists"),
+    ("[1, 1.0].transformMapEntry(i, v, {v: i})", "insert failed: key 1 already exists"),
+    ("[1, true].transformMap(i, v, v).size()", 2), ("{dyn([1]): 2}", "unsupported key type: list"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expr", "expected"), MAP_KEYS)
+def test_map_keys_of_different_types_stay_apart(expr: str, expected: Any) -> None:
+    program = ENV.compile(expr)
+    if isinstance(expected, str) and " " in expected:
+        with pytest.raises(kcel.EvalError, match=f"^{expected}$"):
+            program.evaluate(VARS)
+    else:
+        actual = program.evaluate(VARS)
+        assert actual == expected
+        assert type(actual) is type(expected) or isinstance(expected, (list, dict))
+
+
+def test_a_map_holding_keys_python_would_merge_is_a_cel_map() -> None:
+    value = ENV.compile("{1: 'a', true: 'b', 1u: 'c'}").evaluate()
+    assert isinstance(value, CelMap) and len(value) == 3
+    assert list(value.items()) == [(1, "a"), (True, "b"), (Uint(1), "c")]
+    assert value == CelMap([(True, "b"), (Uint(1), "c"), (1, "a")]) and value != {1: "a"}
+    assert type(ENV.compile("{1: 'a', 2: 'b'}").evaluate()) is dict  # the usual case stays a dict
+    assert ENV.compile("self[1]").evaluate({"self": value}) == "a"
+
+
+@pytest.mark.parametrize(("version", "expected"), [("1.36", [1]), ("1.37", None)])
+def test_or_value_on_a_non_optional_follows_the_api_servers_cel_go(version: str, expected: Any) -> None:
+    """cel-go before v0.28 (Kubernetes up to 1.36) answered a non-optional left side of `or`/`orValue` unchanged;
+    v0.28 (b62dcafe) made it `no such overload`, which 1.37 runs."""
+    env = kcel.Env(variables={"x": "dyn"}, k8s_version=version)
+    for expr in ("x.orValue([])", "x.or(optional.of([2]))"):
+        program = env.compile(expr)
+        if expected is None:
+            with pytest.raises(kcel.EvalError, match="no such overload"):
+                program.evaluate({"x": [1]})
+        else:
+            assert program.evaluate({"x": [1]}) == expected
+    assert env.compile("optional.none().orValue(x)").evaluate({"x": [1]}) == [1]

@@ -86,6 +86,10 @@ def check(parsed: Parsed, env: CheckerEnv) -> Checked:
     return Checked(parsed, final, checker.chosen)
 
 
+def _unplanned(*_: object) -> object:
+    raise AssertionError("planned by kcel.eval.codegen, not dispatched")
+
+
 def _const_type(value: object) -> CelType:
     if value is None:
         return NULL
@@ -95,6 +99,26 @@ def _const_type(value: object) -> CelType:
         return UINT
     return {int: INT, float: DOUBLE, str: STRING, bytes: BYTES}[type(value)]
 
+
+# cel-go's optional library declares `x[?k]`, and `x[k]` on an optional `x`, as ordinary overloads
+# (cel/library.go optionalLib); the checker resolves them like any other.
+_K, _V = param("K"), param("V")
+_OPTIONAL_OPT_INDEX = tuple(
+    Overload(overload_id, "_[?_]", args, optional_of(_V), impl=_unplanned)
+    for overload_id, args in (
+        ("list_optindex_optional_int", (list_of(_V), INT)),
+        ("optional_list_optindex_optional_int", (optional_of(list_of(_V)), INT)),
+        ("map_optindex_optional_value", (map_of(_K, _V), _K)),
+        ("optional_map_optindex_optional_value", (optional_of(map_of(_K, _V)), _K)),
+    )
+)
+_OPTIONAL_INDEX = tuple(
+    Overload(overload_id, "_[_]", args, optional_of(_V), impl=_unplanned)
+    for overload_id, args in (
+        ("optional_list_index_int", (optional_of(list_of(_V)), INT)),
+        ("optional_map_index_value", (optional_of(map_of(_K, _V)), _K)),
+    )
+)
 
 # Calls whose list and map literals may mix element types even with homogeneous literals on
 # (the string format and block validators exempt them in cel-go).
@@ -212,7 +236,8 @@ class _Checker:
             return DYN if operand.kind == "dyn" else ERROR
         if operand.kind == "map":
             return operand.params[1]
-        if operand.kind == "param":
+        if operand.kind == "param":  # cel-go checkSelectField: the parameter becomes dyn
+            is_assignable(operand, DYN, self.subst)
             return DYN
         if operand.kind == "message" and operand.decl is not None:
             found = operand.decl.field_type(node.field, self.env.keyword_field_names)
@@ -237,18 +262,27 @@ class _Checker:
         self.exempt += fn in _MIXED_LITERALS_ALLOWED
         arg_types = [self.resolved(self.visit(a)) for a in args]
         self.exempt -= fn in _MIXED_LITERALS_ALLOWED
-        if fn in ("_[_]",) and arg_types and arg_types[0].name == "optional_type":
-            return self.index_optional(node, arg_types)
+        overloads = self.env.overloads(function)
+        if fn == "_[_]" and self.env.overloads("optional.none"):
+            overloads = [*overloads, *_OPTIONAL_INDEX]
         return self.resolve_overload(
-            node, function, args, arg_types, member=node.target is not None and args != node.args
+            node, function, args, arg_types, member=node.target is not None and args != node.args, overloads=overloads
         )
 
     def resolve_overload(
-        self, node: Call, function: str, args: Sequence[Expr], arg_types: list[CelType], member: bool
+        self,
+        node: Call,
+        function: str,
+        args: Sequence[Expr],
+        arg_types: list[CelType],
+        member: bool,
+        overloads: Sequence[Overload] | None = None,
     ) -> CelType:
-        overloads = self.env.overloads(function)
+        overloads = self.env.overloads(function) if overloads is None else overloads
         if not overloads:
             return self.error(node, errors.undeclared_reference(function, self.env.container))
+        if function in ("_&&_", "_||_"):
+            return self.logical(node, overloads, args, arg_types)
         result: CelType | None = None
         found: list[str] = []
         for overload in overloads:
@@ -267,6 +301,21 @@ class _Checker:
             return self.error(node, errors.no_matching_overload(function, shown, receiver))
         self.chosen[node.id] = tuple(found)
         return result
+
+    def logical(
+        self, node: Call, overloads: Sequence[Overload], args: Sequence[Expr], arg_types: list[CelType]
+    ) -> CelType:
+        """`&&`/`||` (cel-go resolveOverload's special case): each operand must be a bool, else a type
+        mismatch at that operand (not "no matching overload")."""
+        mismatched = [
+            self.error(arg, errors.type_mismatch(BOOL, t))
+            for arg, t in zip(args, arg_types, strict=True)
+            if not is_assignable(BOOL, t, self.subst)
+        ]
+        if mismatched:
+            return ERROR
+        self.chosen[node.id] = (overloads[0].id,)
+        return BOOL
 
     def instantiate(self, overload: Overload) -> tuple[list[CelType], CelType]:
         """The overload's signature with fresh type variables for its parameters."""
@@ -300,25 +349,9 @@ class _Checker:
         return optional_of(self.field_type(probe, operand))
 
     def optional_index(self, node: Call) -> CelType:
-        container, key = (self.resolved(self.visit(a)) for a in node.args)
-        if container.name == "optional_type" and container.kind == "opaque":
-            container = self.resolved(container.params[0])
-        return optional_of(self.element_type(node, container, key))
-
-    def index_optional(self, node: Call, arg_types: list[CelType]) -> CelType:
-        container = self.resolved(arg_types[0].params[0])
-        return optional_of(self.element_type(node, container, arg_types[1]))
-
-    def element_type(self, node: Call, container: CelType, key: CelType) -> CelType:
-        if container.kind == "list":
-            if not is_assignable(INT, key, self.subst):
-                return self.error(node, errors.no_matching_overload("_[_]", [container, key]))
-            return container.params[0]
-        if container.kind == "map":
-            return container.params[1]
-        if container.kind in ("dyn", "error", "param"):
-            return DYN
-        return self.error(node, errors.no_matching_overload("_[_]", [container, key]))
+        """`x[?k]`: resolved against the optional library's `_[?_]` overloads, as cel-go declares them."""
+        arg_types = [self.resolved(self.visit(a)) for a in node.args]
+        return self.resolve_overload(node, "_[?_]", node.args, arg_types, False, _OPTIONAL_OPT_INDEX)
 
     def block(self, node: Call) -> CelType:
         slots, result = node.args
@@ -339,7 +372,9 @@ class _Checker:
     def join(self, node: Expr, previous: CelType | None, current: CelType) -> CelType:
         if previous is None:
             return current
-        if is_assignable(previous, current, self.subst):
+        # cel-go joinTypes: isAssignable(previous, current), so `[null, ts]` is `list(timestamp)` but
+        # `[ts, null]` is `list(null_type)` (mostGeneral keeps the later type when neither is less specific).
+        if is_assignable(current, previous, self.subst):
             return most_general(self.resolved(previous), self.resolved(current))
         if not self.env.homogeneous_literals or self.exempt:
             return DYN
@@ -385,10 +420,10 @@ class _Checker:
             loop_scope[node.iter_var2] = second
         self.scopes.append(loop_scope)
         condition = self.visit(node.loop_condition)
-        if not is_assignable(BOOL, condition, self.subst):
+        if not is_assignable(condition, BOOL, self.subst):  # cel-go assertType: isAssignable(bool, condition)
             self.error(node.loop_condition, errors.type_mismatch(BOOL, self.resolved(condition)))
         step = self.visit(node.loop_step)
-        if not is_assignable(accu_type, step, self.subst):
+        if not is_assignable(step, accu_type, self.subst):
             self.error(node.loop_step, errors.type_mismatch(self.resolved(accu_type), self.resolved(step)))
         self.scopes.pop()
         result = self.visit(node.result)
@@ -401,6 +436,7 @@ class _Checker:
         if range_type.kind == "map":
             return range_type.params[0], range_type.params[1]
         if range_type.kind in ("dyn", "error", "param"):
+            is_assignable(range_type, DYN, self.subst)  # cel-go: a parameter ranged over becomes dyn
             return DYN, DYN
         self.error(node.iter_range, errors.not_a_range(range_type))
         return ERROR, ERROR

@@ -32,41 +32,66 @@ class Substitution:
 
 
 def is_assignable(target: CelType, value: CelType, subst: Substitution) -> bool:
-    """Whether a value of type `value` may be used where `target` is expected, binding params."""
-    param_result = _param_assignable(target, value, subst)
-    if param_result is not None:
-        return param_result
+    """Whether a value of type `value` may be used where `target` is expected, binding params.
+
+    cel-go's internalIsAssignable(value, target) (checker/types.go), whose argument order matters
+    where type parameters and `null` meet: `target`'s parameter is tried first, and a parameter's
+    binding widens to the more general of the two types, the value's type winning a tie.
+    """
+    if target.kind == "param":
+        valid, bound = _substitution(value, target, subst)
+        if valid or bound:
+            return valid
+    if value.kind == "param":
+        return _substitution(target, value, subst)[0]
     if target.kind in ("dyn", "error") or value.kind in ("dyn", "error"):
         return True
-    if target.kind == "type":
-        return value.kind == "type"
-    if target.kind in ("list", "map", "opaque"):
+    # The legacy checker's nullness: null goes wherever a nullable type does, and the other way round.
+    if value.kind == "null":
+        return is_nullable(target)
+    if target.kind == "null":
+        return is_nullable(value)
+    if value.kind == "type":
+        return target.kind == "type"
+    if value.kind in ("list", "map", "opaque"):
         return (
             value.kind == target.kind
             and value.name == target.name
             and len(value.params) == len(target.params)
             and all(is_assignable(t, v, subst) for t, v in zip(target.params, value.params, strict=True))
         )
-    if target.kind == "message" and value.kind == "null":
-        return True
     return target.name == value.name and target.kind == value.kind
 
 
-def _param_assignable(target: CelType, value: CelType, subst: Substitution) -> bool | None:
-    for param, other, param_first in ((target, value, True), (value, target, False)):
-        if param.kind != "param":
-            continue
-        bound = subst.bound.get(param.name)
-        if bound is not None:
-            ok = is_assignable(bound, other, subst) if param_first else is_assignable(other, bound, subst)
-            if ok:
-                subst.bound[param.name] = most_general(bound, other)
-            return ok
-        if not _occurs(param, other, subst):
-            subst.bound[param.name] = other
-            return True
-        return other.kind == "param" and other.name == param.name
-    return None
+def is_nullable(t: CelType) -> bool:
+    """Types `null` is assignable to (cel-go isLegacyNullable, or assignable from null itself): opaque types
+    (optionals, timestamps and durations, which are opaque here, Kubernetes' IP, URL, Quantity...), messages
+    (schema objects) and null. Not lists, maps, `type` or the primitives."""
+    return t.kind in ("opaque", "message", "null")
+
+
+def _substitution(other: CelType, param: CelType, subst: Substitution) -> tuple[bool, bool]:
+    """(whether `param` may stand for `other`, whether `param` was already bound): cel-go isValidTypeSubstitution.
+
+    A bound parameter accepts a type assignable to its binding and widens to the more general of the two
+    (the other type when neither is less specific); a free one is bound unless that would be circular.
+    """
+    if other.kind == param.kind and other == param:
+        return True, True
+    bound = subst.bound.get(param.name)
+    if bound is not None:
+        if bound == other:
+            return True, True
+        if is_assignable(bound, other, subst):
+            widened = most_general(other, bound)
+            if not _occurs(param, widened, subst):
+                subst.bound[param.name] = widened
+            return True, True
+        return False, True
+    if not _occurs(param, other, subst):
+        subst.bound[param.name] = other
+        return True, False
+    return False, False
 
 
 def _occurs(param: CelType, t: CelType, subst: Substitution) -> bool:
@@ -86,6 +111,8 @@ def is_less_specific(a: CelType, b: CelType) -> bool:
         return True
     if b.kind in ("dyn", "param"):
         return False
+    if a.kind == "type" and b.kind == "type":  # cel-go: any type type is as specific as another
+        return True
     if a.kind != b.kind or a.name != b.name or len(a.params) != len(b.params):
         return False
     return all(is_less_specific(x, y) for x, y in zip(a.params, b.params, strict=True))

@@ -76,6 +76,8 @@ class Declarations(Protocol):
 
     container: str
     keyword_field_names: bool
+    error_on_bad_presence_test: bool  # cel-go's EnableErrorOnBadPresenceTest (cel-spec sets it, Kubernetes not)
+    lenient_optional_or: bool  # cel-go before v0.28: `a.or(b)` with a non-optional `a` gives `a`
 
     def is_variable(self, name: str) -> bool: ...
     def type_value(self, name: str) -> TypeValue | None: ...
@@ -101,9 +103,13 @@ class CodeGen:
         checked: Checked | None = None,
         optimize: bool = True,
         traced: bool = False,
+        inline: bool = True,
     ) -> None:
         self.parsed = parsed
         self.traced = traced and not metered
+        # `x["f"]` for a field of plain data, where a Python TypeError stands for cel-go's error; without it every
+        # selection goes through the runtime helpers, which give cel-go's exact errors (kcel.eval.program).
+        self.inline = inline and not self.traced
         self.optimize = optimize  # cel-go's OptOptimize, which Kubernetes sets: constant literals are folded
         self.decls = decls
         self.metered = metered
@@ -120,6 +126,10 @@ class CodeGen:
         self.depth = 0  # nesting of gen() calls
         self.uncharged = 0  # > 0 while generating what cel-go evaluates without charging (attribute qualifiers)
         self.captures = 0  # `try` blocks of `capture` around the code being generated
+        # cel-go's EnableErrorOnBadPresenceTest (cel-spec's conformance environment sets it, Kubernetes does not):
+        # a presence test or optional selection on an int, a string... is an error rather than absent.
+        self.presence = ", True" if decls.error_on_bad_presence_test else ""
+        self.lenient_optional_or = decls.lenient_optional_or
 
     # -- entry -------------------------------------------------------------------------------
 
@@ -322,6 +332,8 @@ class CodeGen:
 
     def is_plain_data(self, node: Expr) -> bool:
         """Whether a node surely yields JSON-like data (never an optional), so `x[f]` may be inlined."""
+        if not self.inline:
+            return False
         while isinstance(node, Select) and not node.test_only:
             node = node.operand
         return isinstance(node, Ident) and self.lookup(node.name) is None and self.decls.is_variable(node.name)
@@ -337,7 +349,7 @@ class CodeGen:
             self.cost(0 if self.is_attribute(node.operand) else 1)
             if access is not None:
                 return f"{self.bind(access.test, '_has')}({operand})"
-            return f"_has_field({operand}, {node.field!r})"
+            return f"_has_field({operand}, {node.field!r}{self.presence})"
         operand = self.gen(node.operand)
         self.cost(1 if self.is_attribute(node.operand) else 2)
         if access is not None:
@@ -347,7 +359,7 @@ class CodeGen:
             return f"{self.bind(access.read, '_get')}({operand})"
         if self.is_plain_data(node.operand):
             return f"{operand}[{node.field!r}]"
-        return f"_select({operand}, {node.field!r})"
+        return f"_select({operand}, {node.field!r}{self.presence})"
 
     def spill(self, text: str) -> str:
         """Evaluate `text` now, into a temporary, and return the temporary's name."""
@@ -436,7 +448,7 @@ class CodeGen:
             access = self.schema_field(node.args[0], _field_of(node))
             if access is not None:
                 return f"{self.bind(access.read_optional, '_opt')}({operand})"
-            return f"_optional_select({operand}, {self.const(_field_of(node))})"
+            return f"_optional_select({operand}, {self.const(_field_of(node))}{self.presence})"
         if fn == "@in" and self.optimize and _constant_strings(node.args[1]):
             return self.in_constant_strings(node)
         if fn in _BINARY_HELPERS:
@@ -457,6 +469,8 @@ class CodeGen:
         # An index that is itself an attribute (`m[k]`, `m[self.key]`) becomes a qualifier of the
         # indexed attribute in cel-go, and its own evaluation is not charged.
         key = node.args[1]
+        if fn in ("_[_]", "_[?_]"):
+            self.check_constant_key(key)
         qualifier = fn in ("_[_]", "_[?_]") and not isinstance(key, Const) and self.is_attribute(key)
         template = self.inline_template(node)
         if template is None and self.metered and fn in _SIZED_OPERATORS:
@@ -473,12 +487,19 @@ class CodeGen:
             self.cost(1 if self.is_attribute(node.args[0]) else 2)
             if fn == "_[_]" and self.is_plain_data(node.args[0]) and _is_string_const(node.args[1]):
                 return f"{left}[{right}]"
-            return f"_{helper}({left}, {right})"
+            return f"_{helper}({left}, {right}{self.presence})"
         if self.metered and fn in _SIZED_OPERATORS:
             self.namespace.setdefault("_metered", _metered_module())
             return f"_metered.{helper}(_m, {left}, {right})"
         self.cost(1)
         return f"_{helper}({left}, {right})"
+
+    def check_constant_key(self, key: Expr) -> None:
+        """cel-go makes a qualifier of a constant index when planning: null, bytes or a (folded) list cannot be one,
+        and the program fails to build (planner planCallIndex, newQualifier)."""
+        ok, value = self.constant(key)
+        if ok and value.__class__ not in runtime.QUALIFIER_KEYS:
+            raise PlanError(f"invalid qualifier type: {runtime.go_type(value)}")
 
     def inline_template(self, node: Call) -> str | None:
         """Plain Python for an operator the checker typed with primitives on both sides (a format template)."""

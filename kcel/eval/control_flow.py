@@ -35,6 +35,7 @@ class Planner(Protocol):
     optimize: bool  # constant literals are folded (cel-go's OptOptimize)
     pending: int  # static cost not yet written out
     captures: int  # `try` blocks of `capture` around the code being generated
+    lenient_optional_or: bool  # cel-go before v0.28: a non-optional left side of `or`/`orValue` is the answer
 
     def gen(self, node: Expr, tolerant: bool = False) -> str: ...
     def flush(self) -> None: ...
@@ -134,24 +135,26 @@ def _branch(cg: Planner, node: Expr, tolerant: bool) -> str:
 
 
 def optional_or(cg: Planner, node: Call) -> str:
-    """`a.or(b)` / `a.orValue(b)`: `b` is evaluated only when the optional `a` is empty."""
+    """`a.or(b)` / `a.orValue(b)`: `b` is evaluated only when the optional `a` is empty.
+
+    cel-go's evalOptionalOr/evalOptionalOrValue (cel/library.go, since v0.28): an `a` that is not an optional
+    is `no such overload` and `b` is not evaluated; whatever `b` gives is the result, optional or not. Before
+    v0.28 (`lenient_optional_or`: Kubernetes up to 1.36) such an `a` was the result, unchanged."""
     assert node.target is not None
     target = cg.gen(node.target)
     result = cg.temp()
     cg.flush()
     cg.w.line(f"{result} = {target}")
-    cg.w.line(f"if _optional_missing({result}):")
+    cg.w.line(f"if _optional_missing({result}{', True' if cg.lenient_optional_or else ''}):")
     with cg.w.indent():
         other = cg.gen(node.args[0])
         cg.flush()
-        if node.function == "or":
-            cg.w.line(f"{result} = _require_optional({other})")
-        else:
-            cg.w.line(f"{result} = {other}")
+        cg.w.line(f"{result} = {other}")
     if node.function == "orValue":
         cg.w.line("else:")
         with cg.w.indent():
-            cg.w.line(f"{result} = {result}.value")
+            value = f"_optional_value({result})" if cg.lenient_optional_or else f"{result}.value"
+            cg.w.line(f"{result} = {value}")
     return result
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kcel.errors import EvalError
-from kcel.values import TypedList
+from kcel.values import INT64_MAX, CelMap, TypedList, Uint
 
 _NUMERIC = (int, float)
 
@@ -58,22 +58,83 @@ def _maps_equal(a: Mapping[Any, Any], b: Mapping[Any, Any]) -> bool:
 
 
 def map_lookup(m: Mapping[Any, Any], key: Any) -> tuple[bool, Any]:
-    """Find a key the CEL way: `true` never finds `1`, and 1, 1u and 1.0 find each other."""
-    if isinstance(key, bool):
-        return next(((True, v) for k, v in m.items() if k is key), (False, None))
+    """Find a key the CEL way (cel-go's map Find): `true` never finds `1`, `1` finds `1u` and `1u` finds `1`,
+    `1.0` finds `1` or `1u`, but `1` and `1u` never find `1.0`.
+
+    kcel builds maps with bool or double keys as `CelMap`s, which keep every key's type, so a dict needs one
+    lookup; only a lookup that a bool key stored in a dict from the caller could answer (0, 1, `true`,
+    `false`) is checked with a probe that matches stored keys of the kinds CEL accepts."""
     try:
         value = m[key]
-    except (KeyError, TypeError):
-        pass
-    else:
-        # A Python dict answers the key 1 with the entry of `True`; CEL must not.
-        if not (key in (0, 1) and isinstance(key, _NUMERIC) and any(k is (key == 1) for k in m)):
+    except (KeyError, TypeError):  # a key that cannot be hashed (a list) is in no map
+        return _find_converted(m, key) if m.__class__ is CelMap else (False, None)
+    cls = key.__class__
+    if cls is str or m.__class__ is CelMap:  # a CelMap answers for the key itself, of its own type
+        return True, value
+    if cls is int or cls is Uint:
+        if key > 1 or key < 0:
             return True, value
-    if isinstance(key, int) or (isinstance(key, float) and key.is_integer()):
-        for k, v in m.items():
-            if isinstance(k, _NUMERIC) and not isinstance(k, bool) and k == key:
-                return True, v
-    return False, None
+        kinds = _INTEGERS
+    elif cls is float:
+        if key <= _MIN_INT64_DOUBLE:  # -2**63 as a double converts to no int64
+            kinds = _DOUBLES
+        elif key != 0 and key != 1:
+            return True, value
+        else:
+            kinds = _NUMBERS
+    elif cls is bool:
+        kinds = _BOOLS
+    else:
+        return True, value
+    return (True, value) if _Probe(key, kinds) in m else (False, None)
+
+
+def _find_converted(m: CelMap, key: Any) -> tuple[bool, Any]:
+    """The numeric conversions cel-go's Find tries after the key itself: double to int then uint, int to
+    uint, uint to int, each only when lossless."""
+    entries, cls = m.entries, key.__class__
+    found = None
+    if cls is float and key.is_integer():
+        if _MIN_INT64_DOUBLE < key < -_MIN_INT64_DOUBLE:
+            found = entries.get((int, int(key)))
+        if found is None and 0 <= key < _TWO_64:
+            found = entries.get((Uint, Uint(int(key))))
+    elif cls is int and key >= 0:
+        found = entries.get((Uint, Uint(key)))
+    elif cls is Uint and key <= INT64_MAX:
+        found = entries.get((int, int(key)))
+    return (False, None) if found is None else (True, found[1])
+
+
+class _Probe:
+    """Stands for a key in a dict lookup and matches only a stored key of one of the given classes."""
+
+    __slots__ = ("key", "kinds")
+
+    def __init__(self, key: Any, kinds: frozenset[type] | tuple[type, ...]) -> None:
+        self.key = key
+        self.kinds = kinds
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ in self.kinds and bool(other == self.key)
+
+
+_INTEGERS: frozenset[type] = frozenset({int, Uint})
+_NUMBERS: frozenset[type] = frozenset({int, Uint, float})
+_DOUBLES: frozenset[type] = frozenset({float})
+_BOOLS: frozenset[type] = frozenset({bool})
+_MIN_INT64_DOUBLE = -(2.0**63)
+_TWO_64 = 2.0**64
+
+
+def has_exact_key(m: Mapping[Any, Any], key: Any) -> bool:
+    """Whether `m` holds `key` itself, of the same type (cel-go's map literal and delete match keys exactly)."""
+    if m.__class__ is CelMap or key.__class__ is str:
+        return key in m
+    return _Probe(key, (key.__class__,)) in m
 
 
 def cel_compare(a: Any, b: Any) -> int:

@@ -14,7 +14,7 @@ from kcel.checker.types import DYN, CelType
 from kcel.errors import CelError, EvalError
 from kcel.eval.codegen import CodeGen, Declarations, Plan
 from kcel.eval.dispatch import Meter
-from kcel.eval.runtime import CEL_ERRORS, as_eval_error
+from kcel.eval.runtime import CEL_ERRORS, OperandTypeError, as_eval_error
 from kcel.eval.trace import Explanation, Tracer, TraceTooLong, explain
 from kcel.parser import Parsed
 
@@ -51,6 +51,7 @@ class Program:
     _fast: Callable[..., Any] | None = field(init=False, repr=False, default=None)
     _metered: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
     _traced: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
+    _exact: dict[bool, CompiledFunction] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         # Planning happens now, so that a program that cannot be built fails here (PlanError); turning the
@@ -86,14 +87,26 @@ class Program:
             self._metered.append(_compile(plan, "metered"))
         return self._metered[0]
 
+    def _exact_function(self, metered: bool) -> Callable[..., Any]:
+        """The program without inlined field reads, run again when the fast one met a Python TypeError."""
+        if metered not in self._exact:  # built on first use; a race only compiles it twice
+            codegen = CodeGen(self.parsed, self.declarations, metered, self.checked, self.optimize, inline=False)
+            self._exact[metered] = _compile(codegen.plan("_kcel_eval_exact"), "exact")
+        return self._exact[metered].function
+
     def evaluate(self, activation: Mapping[str, Any] | None = None, cost_limit: int | None = None) -> Any:
         """Evaluate with the given variables; raises `EvalError` (`CostLimitExceeded` past the limit)."""
         if cost_limit is not None:
             return self.evaluate_with_cost(activation, cost_limit)[0]
         try:
             return (self._fast or self._fast_function())(activation or _EMPTY, None)
-        except (KeyError, TypeError) as err:
+        except KeyError as err:
             raise as_eval_error(err) from None
+        except (TypeError, OperandTypeError):  # cel-go's words for it depend on the operand: ask the exact plan
+            try:
+                return self._exact_function(False)(activation or _EMPTY, None)
+            except (KeyError, TypeError) as err:
+                raise as_eval_error(err) from None
 
     def evaluate_with_cost(
         self, activation: Mapping[str, Any] | None = None, cost_limit: int | None = None
@@ -101,7 +114,11 @@ class Program:
         """The value and its runtime cost in cel-go's units."""
         meter = Meter(math.inf if cost_limit is None else cost_limit)
         try:
-            value = self._metered_function().function(activation or _EMPTY, meter)
+            try:
+                value = self._metered_function().function(activation or _EMPTY, meter)
+            except (TypeError, OperandTypeError):  # as in `evaluate`
+                meter = Meter(meter.limit)
+                value = self._exact_function(True)(activation or _EMPTY, meter)
         except (KeyError, TypeError) as err:
             error = as_eval_error(err)
             error.cost = meter.cost

@@ -13,12 +13,20 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from kcel.errors import CostLimitExceeded, EvalError  # noqa: F401 (CostLimitExceeded: EXPORTED)
-from kcel.eval.equality import cel_equals, map_lookup
-from kcel.values import INT64_MAX, INT64_MIN, NONE, UINT64_MAX, Optional, TypedList, TypeValue, Uint
+from kcel.eval.equality import cel_equals, has_exact_key, map_lookup
+from kcel.eval.gotext import go_text
+from kcel.values import INT64_MAX, INT64_MIN, NONE, UINT64_MAX, CelMap, Optional, TypedList, TypeValue, Uint
 
 # Exceptions that stand for a CEL error value inside generated code: EvalError from helpers,
 # and the KeyError/TypeError that an inlined `obj["field"]` raises.
 CEL_ERRORS = (EvalError, KeyError, TypeError)
+
+
+class OperandTypeError(EvalError):
+    """A Python TypeError met in generated code: an operand of a type the code did not expect, most often an
+    inlined `x["f"]` on something that is not a map. Its message, `no such overload`, may not be cel-go's (that
+    depends on what `x` was), so a program that ends with one evaluates again without inlining
+    (`kcel.eval.program`) to raise cel-go's error."""
 
 
 def as_eval_error(err: BaseException) -> EvalError:
@@ -27,7 +35,7 @@ def as_eval_error(err: BaseException) -> EvalError:
         return err
     if isinstance(err, KeyError):
         return EvalError(f"no such key: {err.args[0] if err.args else ''}")
-    return EvalError("no such overload")
+    return OperandTypeError("no such overload")
 
 
 def unwrap(value: Any) -> Any:
@@ -43,12 +51,14 @@ def unwrap(value: Any) -> Any:
 
 
 def logic_error(left: Any, right: Any) -> Any:
-    """The result of `&&`/`||` when neither side decided it: the left error, the right one, or
-    `no such overload` for non-bool operands. Returned as a value, not raised."""
-    if isinstance(left, BaseException):
-        return as_eval_error(left)
-    if isinstance(right, BaseException):
-        return as_eval_error(right)
+    """The result of `&&`/`||` when neither side decided it: the first operand that is not a bool, in order
+    (cel-go evalAnd/evalOr keep the first), as its error or, for a value of another type, `no such overload`.
+    Returned as a value, not raised."""
+    for operand in (left, right):
+        if isinstance(operand, BaseException):
+            return as_eval_error(operand)
+        if operand is not True and operand is not False:
+            return EvalError("no such overload")
     return EvalError("no such overload")
 
 
@@ -312,55 +322,77 @@ def not_equals(a: Any, b: Any) -> bool:
 # -- containers --------------------------------------------------------------------------------
 
 
-def index(container: Any, key: Any) -> Any:
-    """`container[key]` for lists (int, uint or integral double index) and maps."""
+def index(container: Any, key: Any, strict: bool = False) -> Any:
+    """`container[key]` for lists (int, uint or integral double index) and maps, as cel-go's qualifiers do it.
+
+    `strict`: cel-go's EnableErrorOnBadPresenceTest, for an optional container holding neither."""
+    if key.__class__ not in QUALIFIER_KEYS:
+        raise EvalError(f"invalid qualifier type: {go_type(key)}")
     if _is_list(container):
         position = _list_position(key)
         if 0 <= position < len(container):
             return container[position]
-        raise EvalError(f"index out of bounds: {position}")
+        raise EvalError(f"index out of bounds: {go_text(key)}")
     if _is_map(container):
         found, value = map_lookup(container, key)
         if found:
             return value
-        raise EvalError(f"no such key: {_key_text(key)}")
+        raise EvalError(f"no such key: {go_text(key)}")
     if type(container) is Optional:
-        return optional_index(container, key)
-    raise EvalError("no such overload")
+        return optional_index(container, key, strict)
+    raise EvalError(f"no such key: {go_text(key)}")  # what cel-go says of indexing an int, a string, null...
+
+
+_MIN_INT64_DOUBLE, _TWO_63_DOUBLE = -(2.0**63), 2.0**63
+# What cel-go can index with (interpreter newQualifier): any other key (null, a list...) fails to make a qualifier.
+QUALIFIER_KEYS = frozenset({str, int, Uint, bool, float})
 
 
 def _list_position(key: Any) -> int:
-    """A list index: an int, a uint, or a double with no fraction."""
+    """A list index: an int, a uint, or a double with no fraction, each within int64 (cel-go IndexOrError)."""
     tk = type(key)
-    if tk is int or tk is Uint or (tk is float and key.is_integer()):
+    if tk is int:
+        return key  # type: ignore[no-any-return]
+    if (tk is Uint and key <= INT64_MAX) or (
+        tk is float and key.is_integer() and _MIN_INT64_DOUBLE < key < _TWO_63_DOUBLE
+    ):
         return int(key)
+    if tk is Uint or tk is float:
+        raise EvalError(f"unsupported index value {go_text(key)} in list")
     raise EvalError(f"unsupported index type '{type_name(key)}' in list")
 
 
-def _key_text(key: Any) -> str:
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    return str(key)
-
-
-def select(obj: Any, field: str) -> Any:
-    """`obj.field` on a map (or an optional, which stays optional)."""
+def select(obj: Any, field: str, strict: bool = False) -> Any:
+    """`obj.field`: a map's entry, or an optional's (which stays optional); cel-go's string qualifier."""
     if _is_map(obj):
         try:
             return obj[field]
         except KeyError:
             raise EvalError(f"no such key: {field}") from None
     if type(obj) is Optional:
-        return optional_select(obj, field)
-    raise EvalError(f"type '{type_name(obj)}' does not support field selection")
+        return optional_select(obj, field, strict)
+    return _not_a_map(obj, field, True)
 
 
-def has_field(obj: Any, field: str) -> bool:
+def _not_a_map(obj: Any, field: str, strict: bool) -> Any:
+    """cel-go qualifying something that is neither map nor optional by a string: a list wants a number, and
+    anything else has no such key, unless this is a presence test, which then finds nothing (`strict`:
+    EnableErrorOnBadPresenceTest, which cel-spec's conformance environment turns on and Kubernetes does not)."""
+    if _is_list(obj):
+        raise EvalError("unsupported index type 'string' in list")
+    if strict:
+        raise EvalError(f"no such key: {field}")
+    return NONE
+
+
+def has_field(obj: Any, field: str, strict: bool = False) -> bool:
+    """`has(obj.field)`; a presence test on an int or a string is false in Kubernetes (an error if `strict`)."""
     if _is_map(obj):
         return field in obj
     if type(obj) is Optional:
-        return obj.has_value() and has_field(obj.value, field)
-    raise EvalError(f"type '{type_name(obj)}' does not support field selection")
+        return obj.has_value() and has_field(obj.value, field, strict)
+    _not_a_map(obj, field, strict)
+    return False
 
 
 def in_container(item: Any, container: Any) -> bool:
@@ -382,7 +414,7 @@ def iterate(value: Any) -> Any:
     """What a one-variable comprehension ranges over: list elements or map keys."""
     if _is_list(value) or isinstance(value, Mapping):
         return value
-    raise EvalError(f"expression of type '{type_name(value)}' cannot be range of a comprehension")
+    raise EvalError(f"got '{go_type(value)}', expected iterable type")  # cel-go evalFold
 
 
 def iterate_pairs(value: Any) -> Any:
@@ -391,37 +423,84 @@ def iterate_pairs(value: Any) -> Any:
         return enumerate(value)
     if isinstance(value, Mapping):
         return value.items()
-    raise EvalError(f"expression of type '{type_name(value)}' cannot be range of a comprehension")
+    raise EvalError(f"unsupported comprehension range type: {go_type(value)}")
 
 
-def map_insert(
-    accumulator: dict[Any, Any], key: Any, value: Any, repeated: str = "insert failed: key {} already exists"
-) -> dict[Any, Any]:
-    """Add a new key to a map the comprehension owns (`cel.@mapInsert(m, k, v)`), in place.
+_GO_TYPES = {
+    "bool": "types.Bool", "int": "types.Int", "uint": "types.Uint", "double": "types.Double",
+    "string": "types.String", "bytes": "types.Bytes", "null_type": "types.Null", "type": "*types.Type",
+    "list": "*types.baseList", "map": "*types.baseMap",
+    "optional_type": "*types.Optional", "google.protobuf.Timestamp": "types.Timestamp",
+    "google.protobuf.Duration": "types.Duration",
+}  # fmt: skip
 
-    Keys must be string, int, uint or bool, and new; `repeated` words the error for a key seen before.
-    """
-    if not isinstance(key, (str, int)):
-        raise EvalError(f"unsupported key type: {type_name(key)}")
+
+def go_type(value: Any) -> str:
+    """Go's `%T` of the cel-go value (`types.Int`); Kubernetes' library values live in its package `cel`."""
+    name = type_name(value)
+    return _GO_TYPES.get(name) or "cel." + name.rpartition(".")[2]
+
+
+def map_insert(accumulator: Mapping[Any, Any], key: Any, value: Any) -> Mapping[Any, Any]:
+    """Add a new key to a map the comprehension owns (`cel.@mapInsert(m, k, v)`), in place if it can.
+
+    cel-go's InsertMapKeyValue: a key the map already finds (`1` finds `1u`) is an error; the map returned may
+    be a new one (a `CelMap` once keys Python would merge meet)."""
     if map_lookup(accumulator, key)[0]:
-        raise EvalError(repeated.format(_key_text(key)))
-    accumulator[key] = value
-    return accumulator
+        raise EvalError(f"insert failed: key {go_text(key)} already exists")
+    return store_key(accumulator, key, value)
 
 
-def map_insert_entry(accumulator: dict[Any, Any], entry: Any) -> dict[Any, Any]:
+def map_insert_entry(accumulator: Mapping[Any, Any], entry: Any) -> Mapping[Any, Any]:
     """`cel.@mapInsert(m, {k: v, ...})`: transformMapEntry's step."""
     if not isinstance(entry, Mapping):
         raise EvalError("no such overload")
     for key, value in entry.items():
-        map_insert(accumulator, key, value)
+        accumulator = map_insert(accumulator, key, value)
     return accumulator
+
+
+def store_key(result: Any, key: Any, value: Any) -> Mapping[Any, Any]:
+    """`result[key] = value` with CEL's typed keys, replacing the entry of exactly this key (`1` and `1u` are
+    two keys); returns the map. A dict stays a dict while its keys are strings, ints, uints or null and no
+    two of them are equal in Python; a bool or double key, or a second key a dict would merge with an
+    earlier one, makes it a `CelMap` (so a plain dict never holds a key that an int lookup could confuse)."""
+    cls = key.__class__
+    if result.__class__ is dict:
+        if cls is str:
+            result[key] = value
+            return result
+        if cls is not bool and cls is not float:
+            if cls is not int and cls is not Uint and cls is not _NONE_TYPE:
+                _check_key(key)
+            if key not in result or has_exact_key(result, key):
+                result[key] = value
+                return result
+        result = CelMap(result.items())
+    elif cls not in _PLAIN_KEYS:
+        _check_key(key)
+    result.store(key, value)
+    return result  # type: ignore[no-any-return]
+
+
+_NONE_TYPE = type(None)
+_PLAIN_KEYS = frozenset({str, int, bool, Uint, float, _NONE_TYPE})
+
+
+def _check_key(key: Any) -> None:
+    """Keys kcel cannot keep as cel-go does (it keys lists and maps by identity and fails on bytes)."""
+    if isinstance(key, (bytes, list, tuple, Mapping)):
+        raise EvalError(f"unsupported key type: {type_name(key)}")
+    try:
+        hash(key)
+    except TypeError:
+        raise EvalError(f"unsupported key type: {type_name(key)}") from None
 
 
 # -- optionals ---------------------------------------------------------------------------------
 
 
-def optional_select(obj: Any, field: str) -> Optional:
+def optional_select(obj: Any, field: str, strict: bool = False) -> Optional:
     """`obj.?field`: an optional of the field if present; an optional target stays optional."""
     if type(obj) is Optional:
         if not obj.has_value():
@@ -429,11 +508,13 @@ def optional_select(obj: Any, field: str) -> Optional:
         obj = obj.value
     if _is_map(obj):
         return Optional(obj[field]) if field in obj else NONE
-    raise EvalError(f"type '{type_name(obj)}' does not support field selection")
+    return _not_a_map(obj, field, strict)  # type: ignore[no-any-return]
 
 
-def optional_index(container: Any, key: Any) -> Optional:
+def optional_index(container: Any, key: Any, strict: bool = False) -> Optional:
     """`container[?key]`: an optional element; an optional container stays optional."""
+    if key.__class__ not in QUALIFIER_KEYS:
+        raise EvalError(f"invalid qualifier type: {go_type(key)}")
     if type(container) is Optional:
         if not container.has_value():
             return container
@@ -444,7 +525,9 @@ def optional_index(container: Any, key: Any) -> Optional:
     if _is_map(container):
         found, value = map_lookup(container, key)
         return Optional(value) if found else NONE
-    raise EvalError("no such overload")
+    if strict:
+        raise EvalError(f"no such key: {go_text(key)}")
+    return NONE
 
 
 def in_set(item: Any, strings: frozenset[str]) -> bool:
@@ -459,37 +542,53 @@ def list_with_optionals(items: list[tuple[Any, bool]]) -> list[Any]:
         if not optional:
             out.append(value)
         elif type(value) is not Optional:
-            raise EvalError("no such overload")
+            raise EvalError(f"cannot initialize optional list element from non-optional value {go_text(value)}")
         elif value.has_value():
             out.append(value.value)
     return out
 
 
-def make_map_optional(entries: list[tuple[Any, Any, bool]]) -> dict[Any, Any]:
-    """A map literal, where `?k: v` entries are added only when `v` holds a value."""
-    result: dict[Any, Any] = {}
+def make_map_optional(entries: list[tuple[Any, Any, bool]]) -> Mapping[Any, Any]:
+    """A map literal (cel-go evalMap): a later entry replaces an earlier one of the same key, and `?k: v` sets
+    `k` only when `v` holds a value (and removes an earlier `k` when it does not)."""
+    result: Any = {}
     for key, value, optional in entries:
         if optional:
             if type(value) is not Optional:
-                raise EvalError("no such overload")
+                message = f"cannot initialize optional entry '{go_text(key)}' from non-optional value {go_text(value)}"
+                raise EvalError(message)
             if not value.has_value():
+                try:
+                    if has_exact_key(result, key):
+                        del_key(result, key)
+                except TypeError:  # an unhashable key was never added
+                    pass
                 continue
             value = value.value
-        map_insert(result, key, value, "Failed with repeated key: {}")
-    return result
+        result = store_key(result, key, value)
+    return result  # type: ignore[no-any-return]
 
 
-def optional_missing(value: Any) -> bool:
-    """For `a.or(b)` / `a.orValue(b)`: whether `a` is empty (a non-optional `a` is an error)."""
+def del_key(result: Any, key: Any) -> None:
+    if result.__class__ is CelMap:
+        result.delete(key)
+    else:
+        del result[key]
+
+
+def optional_missing(value: Any, lenient: bool = False) -> bool:
+    """For `a.or(b)` / `a.orValue(b)`: whether `a` is empty. A non-optional `a` is an error since cel-go v0.28;
+    before (`lenient`, Kubernetes up to 1.36) it was the answer, unchanged."""
     if type(value) is not Optional:
+        if lenient:
+            return False
         raise EvalError("no such overload")
     return not value.has_value()
 
 
-def require_optional(value: Any) -> Any:
-    if type(value) is not Optional:
-        raise EvalError("no such overload")
-    return value
+def optional_value(value: Any) -> Any:
+    """`a.orValue(b)` with `a` not empty: its value, or `a` itself when it is not an optional (`lenient`)."""
+    return value.value if type(value) is Optional else value
 
 
 def raise_error(error: EvalError) -> Any:
@@ -543,7 +642,7 @@ UNBOUND = Unbound()
 _TYPE_NAMES: dict[type, str] = {
     bool: "bool", int: "int", Uint: "uint", float: "double", str: "string", bytes: "bytes",
     type(None): "null_type", list: "list", tuple: "list", dict: "map", TypeValue: "type",
-    Optional: "optional_type",
+    Optional: "optional_type", CelMap: "map",
 }  # fmt: skip
 
 
@@ -602,6 +701,7 @@ EXPORTED = {"raise": raise_error} | {
         "size", "iterate", "iterate_pairs", "map_insert", "map_insert_entry", "optional_select",
         "optional_index",
         "type_of", "cel_equals", "in_set", "list_with_optionals", "make_map_optional", "optional_missing",
-        "require_optional", "Lazy", "force", "UNBOUND", "PYTHON_TIME", "from_python_time", "charge",
+        "optional_value",
+        "Lazy", "force", "UNBOUND", "PYTHON_TIME", "from_python_time", "charge",
     )
 }  # fmt: skip
