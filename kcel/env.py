@@ -151,6 +151,7 @@ class Env:
             for overload in library.overloads:
                 self._overloads.setdefault(overload.function, []).append(overload)
         self._library_types = {t.name: t for library in self.libraries for t in library.types}
+        self.ast_validators = tuple(v for library in self.libraries for v in library.validators)
         library_macros = tuple(m for library in self.libraries for m in library.macros)
         self.macros = (
             tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from kcel.checker import errors, names, validators
-from kcel.checker.decls import Overload
+from kcel.checker.decls import ASTValidator, Overload
 from kcel.checker.types import (
     BOOL,
     BYTES,
@@ -56,6 +56,9 @@ class CheckerEnv(Protocol):
 
     @property
     def variables(self) -> Mapping[str, CelType]: ...
+    @property
+    def ast_validators(self) -> Sequence[ASTValidator]:
+        """The libraries' own checks after type-checking (the strings extension's `format()`)."""
 
     def overloads(self, function: str) -> Sequence[Overload]: ...
     def type_of_name(self, name: str) -> CelType | None: ...
@@ -83,6 +86,9 @@ def check(parsed: Parsed, env: CheckerEnv) -> Checked:
     if checker.issues:
         raise CompileError(checker.issues, parsed.source)
     final = {node_id: checker.subst.resolve(t, to_dyn=True) for node_id, t in checker.types.items()}
+    issues = [issue for validate in env.ast_validators for issue in validate(parsed.expr, final, checker.chosen)]
+    if issues:
+        raise CompileError(issues, parsed.source)
     return Checked(parsed, final, checker.chosen)
 
 

@@ -8,11 +8,13 @@ the estimator, which all read the tables, so no stage has to import the librarie
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kcel.checker.types import DYN, CelType
+from kcel.errors import Issue
+from kcel.parser.ast import Expr
 from kcel.parser.macros import Macro
 
 RuntimeCost = Callable[[Sequence[Any], Any], int]
@@ -192,6 +194,11 @@ class ConstantCheck:
     check: Callable[[Any], Any]
 
 
+ASTValidator = Callable[[Expr, Mapping[int, CelType], Mapping[int, tuple[str, ...]]], list[Issue]]
+"""A check a library adds after type-checking (cel-go `cel.ASTValidators`): given the expression, the checked
+type of every node and the overloads each call may use, the issues that make it a compile error."""
+
+
 @dataclass(frozen=True, slots=True)
 class Library:
     name: str
@@ -200,3 +207,4 @@ class Library:
     constants: dict[str, Any] = field(default_factory=dict)
     types: tuple[CelType, ...] = ()
     """Opaque types the library declares; their names become type identifiers (`net.IP`)."""
+    validators: tuple[ASTValidator, ...] = ()

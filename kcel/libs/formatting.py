@@ -13,12 +13,16 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
-from kcel.errors import EvalError
+from kcel.checker.types import CelType
+from kcel.errors import EvalError, Issue
 from kcel.eval.runtime import type_name
+from kcel.parser.ast import Call, Const, CreateList, CreateMap, Expr, walk
 from kcel.temporal import Timestamp, go_quote
 from kcel.values import INT64_MAX
 
-__all__ = ["LEGACY_CLAUSES", "V2_CLAUSES", "Clause", "go_value", "string_format", "string_format_v2"]
+__all__ = [
+    "LEGACY_CLAUSES", "V2_CLAUSES", "Clause", "format_issues", "go_value", "string_format", "string_format_v2",
+]  # fmt: skip
 
 # -- runtime kinds and Go's renderings of values -------------------------------------------------
 
@@ -202,7 +206,7 @@ def _format(clauses: Mapping[str, Clause], text: str, args: Sequence[Any]) -> st
         try:
             out.append(clause(args[arg_index], precision))
         except _ClauseError as err:
-            raise EvalError(f"error during formatting: {err}") from None
+            raise EvalError(f"error during formatting: {err}") from err
         arg_index += 1
     out.append(text[pos:])
     return "".join(out)
@@ -478,3 +482,112 @@ V2_CLAUSES: Mapping[str, Clause] = {
 def string_format_v2(text: str, args: Sequence[Any]) -> str:
     """Version 4: the cel-spec formatter (`'%.1f'.format([2])` is `'2.0'`)."""
     return _format(V2_CLAUSES, text, args)
+
+
+# -- format: the check of literal calls (cel-go's stringFormatValidator, strings versions 1-3) -----------------
+
+
+class _Unformattable(_ClauseError):
+    """A clause given an argument whose checked type it cannot format; `node` is where to report it."""
+
+    def __init__(self, message: str, node: Expr) -> None:
+        super().__init__(message)
+        self.node = node
+
+
+def _kind(t: CelType) -> str:
+    """cel-go's Type.Kind(): what the validator compares (parameters of lists and maps do not count)."""
+    if t.kind == "opaque" and t.name in ("google.protobuf.Timestamp", "google.protobuf.Duration"):
+        return t.name
+    return t.name if t.kind == "primitive" else t.kind
+
+
+class _CheckedArgs:
+    """The list literal's elements as the clauses see them: the element nodes, counting how many were asked for."""
+
+    def __init__(self, elements: Sequence[Expr]) -> None:
+        self.elements, self.requested = elements, 0
+
+    def __len__(self) -> int:
+        return len(self.elements)
+
+    def __getitem__(self, index: int) -> Expr:
+        self.requested += 1
+        return self.elements[index]
+
+
+def _type_clause(types: Mapping[int, CelType], kinds: frozenset[str], problem: str) -> Clause:
+    def clause(node: Expr, precision: int | None) -> str:
+        t = types[node.id]
+        if t.kind != "dyn" and _kind(t) not in kinds:
+            raise _Unformattable(f"{problem}, was given {t.name}", node)
+        return ""
+
+    return clause
+
+
+_STRING_KINDS = frozenset({"list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp",
+                           "bytes", "google.protobuf.Duration", "type", "null"})  # fmt: skip
+
+
+def _string_clause(types: Mapping[int, CelType]) -> Clause:
+    """`%s`: any printable type, looking into list and map literals element by element (verifyString)."""
+
+    def verify(node: Expr) -> None:
+        t = types[node.id]
+        if t.kind != "dyn" and _kind(t) not in _STRING_KINDS:
+            raise _Unformattable(f"{_STRING_PROBLEM}, was given {t.name}", node)
+        if isinstance(node, CreateList):
+            for element in node.elements:
+                verify(element)
+        elif isinstance(node, CreateMap):
+            for entry in node.entries:
+                verify(entry.key)
+                verify(entry.value)
+
+    def clause(node: Expr, precision: int | None) -> str:
+        verify(node)
+        return ""
+
+    return clause
+
+
+def format_issues(root: Expr, types: Mapping[int, CelType], overloads: Mapping[int, tuple[str, ...]]) -> list[Issue]:
+    """`'<literal>'.format([<list literal>])` checked against its arguments' types: a clause that cannot format
+    its argument, a malformed format string, or arguments left over are compile errors, as cel-go reports them
+    (ext/formatting.go `stringFormatValidator`, on from strings version 1)."""
+    numbers, doubles = frozenset({"int", "uint"}), frozenset({"double", "string"})
+    clauses: dict[str, Clause] = {
+        "s": _string_clause(types),
+        "d": _type_clause(types, numbers, "decimal clause can only be used on integers"),
+        "f": _type_clause(types, doubles, "fixed-point clause can only be used on doubles"),
+        "e": _type_clause(types, doubles, "scientific clause can only be used on doubles"),
+        "b": _type_clause(types, numbers | {"bool"}, "only integers and bools can be formatted as binary"),
+        "x": _type_clause(types, numbers | {"string", "bytes"}, _LEGACY_HEX_PROBLEM),
+        "X": _type_clause(types, numbers | {"string", "bytes"}, _LEGACY_HEX_PROBLEM),
+        "o": _type_clause(types, numbers, "octal clause can only be used on integers"),
+    }
+    issues = []
+    for node in walk(root):
+        if not (isinstance(node, Call) and node.function == "format" and node.target is not None):
+            continue
+        chosen = overloads.get(node.id, ())
+        if chosen and "string_format" not in chosen:
+            continue
+        target, args = node.target, node.args
+        if not (isinstance(target, Const) and type(target.value) is str and len(args) == 1):
+            continue
+        if not isinstance(args[0], CreateList):
+            continue
+        checked = _CheckedArgs(args[0].elements)
+        try:
+            _format(clauses, target.value, checked)  # type: ignore[arg-type]
+        except EvalError as err:
+            cause = err.__cause__
+            where = cause.node if isinstance(cause, _Unformattable) else node
+            issues.append(Issue(err.message, where.pos, where.id))
+            continue
+        if len(checked) > checked.requested:
+            message = f"too many arguments supplied to string.format (expected {checked.requested}, got {len(checked)})"
+            issues.append(Issue(message, node.pos, node.id))
+    return issues

@@ -30,7 +30,7 @@ from kcel.libs import (
     size_cost,
     size_estimate,
 )
-from kcel.libs.formatting import go_value, string_format, string_format_v2
+from kcel.libs.formatting import format_issues, go_value, string_format, string_format_v2
 
 __all__ = ["LIBRARY", "MAX_VERSION", "library"]
 
@@ -374,7 +374,8 @@ def library(version: int = 2) -> Library:
     """
     if version not in _ALL:
         raise ValueError(f"strings extension version {version} is not supported (0-{MAX_VERSION})")
-    return Library("strings", overloads=tuple(overload for versions, overload in OVERLOADS if version in versions))
+    overloads = tuple(overload for versions, overload in OVERLOADS if version in versions)
+    return Library("strings", overloads=overloads, validators=(format_issues,) if version in _V1_3 else ())
 
 
 LIBRARY = library(2)

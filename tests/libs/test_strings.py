@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import kcel
 from kcel.checker.types import DYN, INT, STRING, list_of
 from kcel.errors import EvalError
 from kcel.libs.strings import LIBRARY, MAX_VERSION, library
@@ -597,3 +598,34 @@ def test_runtime_cost(overload_id: str, args: tuple[Any, ...], result: Any, cost
     overload = next(o for o in library(3).overloads if o.id == overload_id)
     assert overload.impl(*args) == result
     assert (1 if overload.cost is None else overload.cost(args, result)) == cost
+
+
+# (expression, the compile error from 1.31 on, or None): cel-go's stringFormatValidator (ext/formatting.go), which
+# Kubernetes' strings version 2 has since cel-go 0.18; a 1.30 API server (cel-go 0.17) checks these at run time only.
+_DURING = "error during formatting: "
+_PRINTABLE = "strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps"
+FORMAT_CHECKS = [
+    ("'%d replicas'.format([name])", f"1:23: {_DURING}decimal clause can only be used on integers, was given string"),
+    ("'%s'.format([n, n])", "1:12: too many arguments supplied to string.format (expected 1, got 2)"),
+    ("'%x'.format([1.5])",
+     f"1:14: {_DURING}only integers, byte buffers, and strings can be formatted as hex, was given double"),
+    ("'%s'.format([[name, optional.of(1)]])",
+     f"1:32: {_DURING}string clause can only be used on {_PRINTABLE}, was given optional_type"),
+    ("'%a'.format([1])", '1:12: could not parse formatting clause: unrecognized formatting clause "a"'),
+    ("'%d %s %f'.format([n, [name, d], 1.0])", None),
+    ("'%d'.format([d])", None),  # dyn passes
+    ("'%d'.format(l)", None),  # only list literals are checked
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expr", "error"), FORMAT_CHECKS)
+def test_literal_format_calls_are_checked_from_1_31(expr: str, error: str | None) -> None:
+    variables = {"name": "string", "n": "int", "d": "dyn", "l": "list(int)"}
+    kcel.Env(variables=variables, k8s_version="1.30").compile(expr)
+    env = kcel.Env(variables=variables, k8s_version="1.31")
+    if error is None:
+        env.compile(expr)
+    else:
+        with pytest.raises(kcel.CompileError) as info:
+            env.compile(expr)
+        assert str(info.value).splitlines()[0] == f"ERROR: <input>:{error}"

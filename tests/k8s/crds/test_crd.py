@@ -617,3 +617,12 @@ def test_before_1_34_rule_field_details_named_the_field() -> None:
     assert [e.detail for e in validate_crd(crd, k8s_version="1.34")] == [
         "must not contain line breaks", "must be non-empty if specified", "must be a valid path",
     ]  # fmt: skip
+
+
+def test_a_literal_format_call_with_a_wrong_argument_is_rejected_from_1_31() -> None:
+    rule = {"rule": "self.size() > 1", "messageExpression": "'%d is too short'.format([self])"}
+    crd = one_crd(rules_on(STRING, rule))
+    assert validate_crd(crd, k8s_version="1.30") == []
+    (error,) = validate_crd(crd, k8s_version="1.31")
+    assert str(error.field) == f"{AT}.messageExpression"
+    assert "decimal clause can only be used on integers, was given string" in error.detail
