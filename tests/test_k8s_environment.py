@@ -118,3 +118,15 @@ def test_equality_of_kubernetes_types_is_priced_from_1_32() -> None:
         env = kcel.Env(k8s_version=version, environment="stored")
         estimates.append(env.estimate_cost(env.compile(expr)))
     assert estimates == [kcel.CostEstimate(3, 1844674407370955266), kcel.CostEstimate(3, 3)]
+
+
+def test_costs_follow_the_api_servers_cel_go() -> None:
+    """cel-go v0.29 (Kubernetes 1.37) charges startsWith/endsWith for the prefix, not the receiver (a4d0d643), and
+    prices the global matches() like the receiver form (d4efa771); 1.34 to 1.36 run cel-go v0.26."""
+    found = []
+    for version in ("1.36", "1.37"):
+        env = kcel.Env(variables={"s": "string"}, k8s_version=version)
+        starts = env.compile("s.startsWith('a')").evaluate_with_cost({"s": "a" * 100})[1]
+        matches = env.compile("matches(s, 'a+')")
+        found.append((starts, env.estimate_cost(matches).max, matches.evaluate_with_cost({"s": "a" * 100})[1]))
+    assert found == [(11, 2, 2), (2, 1844674407370955265, 12)]

@@ -124,6 +124,7 @@ class Configuration:
 SERVER_BEHAVIOUR: tuple[tuple[str, Version, int], ...] = (
     ("k8s_format", (1, 35), 0),  # label key/value texts of util/validation (apimachinery da7b67ed)
     ("k8s_ip", (1, 33), 0),  # containsCIDR before apiserver 64791740a
+    ("standard", (1, 37), 0),  # startsWith/endsWith and global matches costs before cel-go v0.29
 )
 
 
@@ -131,14 +132,11 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
     """Libraries, macros and checker options of the Kubernetes base environment (see `options`)."""
     chosen = options(compatibility, environment, server)
     cross_type = any(o.cross_type_comparisons for o in chosen)
-    libraries = [_standard_operators(cross_type, server), *_load(["standard", "timestamps"])]
+    libraries = [_standard_operators(cross_type, server), *_load(["standard", "timestamps"], server)]
     by_name: dict[str, Library] = {}
     for option in chosen:
         for module, library_version in option.libraries:
-            for changed, since, older in SERVER_BEHAVIOUR:
-                if module == changed and server < since:
-                    library_version = older
-            loaded = library(module, library_version)
+            loaded = _library_for(module, library_version, server)
             if loaded is not None:
                 by_name[module] = loaded  # a later option's version replaces an earlier one's
     if server < (1, 31) and "strings" in by_name:  # cel-go 0.17 (1.30) had no check of literal format() calls
@@ -172,8 +170,16 @@ def _standard_operators(cross_type: bool, server: Version) -> Library:
     )
 
 
-def _load(names: Sequence[str]) -> list[Library]:
-    return [lib for name in names if (lib := library(name, None)) is not None]
+def _load(names: Sequence[str], server: Version) -> list[Library]:
+    return [lib for name in names if (lib := _library_for(name, None, server)) is not None]
+
+
+def _library_for(module: str, version: int | None, server: Version) -> Library | None:
+    """A library at the version an option names, or at the older one an older API server's code had."""
+    for changed, since, older in SERVER_BEHAVIOUR:
+        if module == changed and server < since:
+            version = older
+    return library(module, version)
 
 
 def library(module: str, version: int | None) -> Library | None:

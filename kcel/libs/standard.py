@@ -6,6 +6,7 @@ duration functions live in kcel.libs.timestamps.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -346,6 +347,23 @@ def _overloads() -> tuple[Overload, ...]:
     return tuple(table)
 
 
-LIBRARY = Library("standard", overloads=_overloads())
+def _before_v0_29(overload: Overload) -> Overload:
+    """cel-go before v0.29 (d4efa771, a4d0d643): startsWith/endsWith cost a tenth of the receiver at run time, and
+    the global `matches(s, re)` had no cost of its own (1, estimated 1)."""
+    if overload.id in ("starts_with_string", "ends_with_string"):
+        return dataclasses.replace(overload, cost=_first_arg_cost)
+    if overload.id == "matches":
+        return dataclasses.replace(overload, cost=None, estimate=None)
+    return overload
 
-__all__ = ["LIBRARY", "check_int", "compile_regex", "format_double"]
+
+def library(version: int = 1) -> Library:
+    """The standard library: version 0 is cel-go's before v0.29 (Kubernetes up to 1.36), which costed startsWith,
+    endsWith and the global matches differently; 1 is v0.29's."""
+    overloads = _overloads()
+    return Library("standard", overloads=overloads if version >= 1 else tuple(map(_before_v0_29, overloads)))
+
+
+LIBRARY = library(1)
+
+__all__ = ["LIBRARY", "check_int", "compile_regex", "format_double", "library"]
