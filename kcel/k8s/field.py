@@ -22,8 +22,8 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any
 
+from kcel.gofloat import format_double
 from kcel.k8s.environment import LATEST, Version
-from kcel.libs.standard import format_double
 from kcel.temporal import go_quote
 
 _ANSWERING_AS: ContextVar[Version] = ContextVar("kcel_k8s_answering_as", default=LATEST)

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 from kcel.checker.types import CelType
 from kcel.errors import EvalError, Issue
 from kcel.eval.runtime import type_name
+from kcel.gofloat import format_double, plain_decimal, shortest_digits
 from kcel.parser.ast import Call, Const, CreateList, CreateMap, Expr, walk
 from kcel.temporal import Timestamp, go_quote
 from kcel.values import INT64_MAX
@@ -37,7 +38,7 @@ def go_value(value: Any) -> str:
     if kind in ("int", "uint"):
         return format(value, "d")
     if kind == "double":
-        return _go_g(value)
+        return format_double(value)
     if kind == "bytes":
         return "[" + " ".join(map(str, value)) + "]"
     if kind == "null_type":
@@ -62,43 +63,11 @@ def _decimal_digits(text: str) -> tuple[str, int]:
     return (digits, point) if digits else ("", 0)
 
 
-def _shortest_digits(x: float) -> tuple[str, int]:
-    """The shortest round-tripping digits of |x| (Go and Python agree on them) and the point position."""
-    mantissa, _, exponent = repr(abs(x)).partition("e")
-    digits, point = _decimal_digits(mantissa)
-    return digits, point + int(exponent or 0)
-
-
-def _go_g(x: float) -> str:
-    """Go's `%g` (shortest): cel-go's `string(double)`, e.g. `1e+06`, `2e-09`, `+Inf`."""
-    if x != x:
-        return "NaN"
-    if math.isinf(x):
-        return "+Inf" if x > 0 else "-Inf"
-    sign = "-" if math.copysign(1.0, x) < 0 else ""
-    digits, point = _shortest_digits(x)
-    if not digits:
-        return sign + "0"
-    exponent = point - 1
-    if exponent < -4 or exponent >= 6:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    return sign + _plain_decimal(digits, point)
-
-
 def _go_shortest_fixed(x: float) -> str:
     """Go's strconv 'f' with precision -1: shortest digits, never an exponent."""
     sign = "-" if math.copysign(1.0, x) < 0 else ""
-    digits, point = _shortest_digits(x)
-    return sign + (_plain_decimal(digits, point) if digits else "0")
-
-
-def _plain_decimal(digits: str, point: int) -> str:
-    if point <= 0:
-        return "0." + "0" * -point + digits
-    if point >= len(digits):
-        return digits + "0" * (point - len(digits))
-    return digits[:point] + "." + digits[point:]
+    digits, point = shortest_digits(x)
+    return sign + (plain_decimal(digits, point) if digits else "0")
 
 
 def _go_fixed(x: float, precision: int) -> str:
@@ -146,7 +115,7 @@ def _xtext_fixed(x: float, precision: int) -> str:
     if max_fraction >= 0:
         digits, point = _decimal_digits(format(abs(x), f".{max_fraction}f"))
     else:
-        digits, point = _shortest_digits(x)
+        digits, point = shortest_digits(x)
     end = max(len(digits), point + min_fraction) if digits else min_fraction
     whole = digits[:point].ljust(point, "0") if point > 0 else "0"
     text = sign + f"{int(whole):,}"
@@ -277,7 +246,7 @@ def _legacy_string(value: Any, precision: int | None = None) -> str:
     if kind in ("int", "uint"):
         return format(value, "d")
     if kind == "double":
-        return _go_g(value)
+        return format_double(value)
     if kind == "bool":
         return "true" if value else "false"
     if kind == "null_type":
@@ -446,7 +415,7 @@ def _v2_float_clause(problem: str, render: Callable[[float, int], str]) -> Claus
             return _v2_number(x)
         precision = 6 if precision is None else precision
         if _too_large_for_printf(precision):
-            return f"{_NO_VERB}%!(EXTRA float64={_go_g(x)})"
+            return f"{_NO_VERB}%!(EXTRA float64={format_double(x)})"
         return render(x, precision)
 
     return clause

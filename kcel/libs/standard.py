@@ -30,6 +30,7 @@ from kcel.errors import EvalError
 from kcel.eval.runtime import check_int
 from kcel.eval.runtime import type_of as runtime_type_of
 from kcel.eval.sizes import actual_size
+from kcel.gofloat import format_double
 from kcel.goregex import GoRegexError, compile_go_regex, search_matches
 from kcel.libs import CallEstimate, CallSite, ConstantCheck, Library, Overload, SizeEstimate, size_estimate
 from kcel.values import INT64_MAX, INT64_MIN, UINT64_MAX, Uint
@@ -177,36 +178,6 @@ def string_to_double(text: str) -> float:
         return float(text)
     except ValueError:
         raise EvalError(f"type conversion error from 'string' to 'double': invalid syntax: {text!r}") from None
-
-
-def format_double(value: float) -> str:
-    """Go's strconv.FormatFloat(v, 'g', -1, 64), which cel-go's string(double) uses."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    sign = "-" if math.copysign(1.0, value) < 0 else ""
-    digits, point = _shortest_digits(abs(value))
-    exponent = point - 1
-    if exponent < -4 or exponent >= 6:  # Go's %g: exponent form outside [1e-4, 1e6)
-        fraction = "." + digits[1:] if len(digits) > 1 else ""
-        return f"{sign}{digits[0]}{fraction}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return sign + digits + "0" * (point - len(digits))
-    return f"{sign}{digits[:point]}.{digits[point:]}"
-
-
-def _shortest_digits(value: float) -> tuple[str, int]:
-    """The shortest round-tripping decimal digits of a non-negative float and its decimal point."""
-    if value == 0:
-        return "0", 1
-    mantissa, _, exponent = repr(value).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    point = len(whole) + int(exponent or 0) - (len(whole + fraction) - len((whole + fraction).lstrip("0")))
-    return digits.rstrip("0") or "0", point
 
 
 def bool_to_string(value: bool) -> str:
@@ -366,4 +337,4 @@ def library(version: int = 1) -> Library:
 
 LIBRARY = library(1)
 
-__all__ = ["LIBRARY", "check_int", "compile_regex", "format_double", "library"]
+__all__ = ["LIBRARY", "check_int", "compile_regex", "library"]

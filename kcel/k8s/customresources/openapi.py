@@ -20,13 +20,13 @@ from decimal import Decimal
 from enum import IntEnum
 from typing import Any
 
+from kcel.gofloat import format_double
 from kcel.goregex import GoRegexError, compile_go_regex, search_matches
 from kcel.k8s import field as fe
 from kcel.k8s.customresources.formats import NUMBER_FORMATS_KEPT, check_format, supported_format
 from kcel.k8s.environment import LATEST, Version
 from kcel.k8s.schemas.correlation import CorrelatedObject, deep_equal
 from kcel.k8s.schemas.schema import Schema
-from kcel.libs.standard import format_double
 from kcel.temporal import go_quote
 
 IN = "body"  # kube-openapi validates a request body

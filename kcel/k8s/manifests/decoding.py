@@ -26,8 +26,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, ScalarNode
 
+from kcel.gofloat import format_double
 from kcel.k8s.schemas.maplist import tag
-from kcel.libs.standard import format_double
 from kcel.temporal import go_quote
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
