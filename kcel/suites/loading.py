@@ -19,14 +19,13 @@ from typing import Any
 from kcel.k8s import field as fe
 from kcel.k8s.environment import server_version
 from kcel.k8s.manifests.decoding import decode_documents
+from kcel.k8s.manifests.files import manifest_files
 from kcel.suites import admission_cases, crd_cases
 from kcel.suites.fields import Fields, SuiteError, Where, kind_of
 from kcel.suites.model import ADMISSION, CRD, Case, ObjectInput, Suite
 
 SUITE_SUFFIXES = (".kcel-test.yaml", ".kcel-test.yml")
 SUITE_NAMES = ("kcel-test.yaml", "kcel-test.yml")
-SKIPPED_FOLDERS = frozenset(("node_modules", "__pycache__", "venv"))
-
 COMMON_KEYS = ("k8sVersion", "base", "cases")
 SUITE_KEYS = {CRD: ("crds", *COMMON_KEYS), ADMISSION: ("policies", "params", "namespaces", "rbac", *COMMON_KEYS)}
 CASE_KEYS = ("name", "object", "patch", "old", "update", "expect", "skip", "k8sVersion", "namespace", "subresource")
@@ -44,21 +43,7 @@ def suite_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     Raises:
         FileNotFoundError: a path that does not exist.
     """
-    files: list[Path] = []
-    for given in map(Path, paths):
-        if given.is_dir():
-            files += sorted((p for p in _walk(given) if is_suite_file(p)), key=lambda p: p.as_posix())
-        elif given.exists():
-            files.append(given)
-        else:
-            raise FileNotFoundError(f"{given}: no such file or directory")
-    return list(dict.fromkeys(files))
-
-
-def _walk(folder: Path) -> Iterable[Path]:
-    for root, folders, names in os.walk(folder):
-        folders[:] = [f for f in folders if not f.startswith(".") and f not in SKIPPED_FOLDERS]
-        yield from (Path(root) / name for name in names)
+    return manifest_files(paths, is_suite_file)
 
 
 def load_suites(files: Iterable[Path]) -> tuple[list[Suite], list[str]]:

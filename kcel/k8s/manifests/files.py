@@ -7,15 +7,26 @@ is searched recursively and its files taken in sorted order, so output comes out
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def manifest_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """The files named, and the YAML/JSON files under the directories named (recursively, sorted).
+SKIPPED_FOLDERS = frozenset(("node_modules", "__pycache__", "venv"))
+"""Folders a search never enters, besides hidden ones (`.git`, `.venv`)."""
+
+
+def is_manifest(path: Path) -> bool:
+    return path.suffix.lower() in MANIFEST_SUFFIXES
+
+
+def manifest_files(
+    paths: Iterable[str | os.PathLike[str]], matches: Callable[[Path], bool] = is_manifest
+) -> list[Path]:
+    """The files named, and the files under the directories named that `matches` accepts (YAML and JSON by
+    default), recursively and sorted, each once; hidden folders and `SKIPPED_FOLDERS` are not searched.
 
     Raises:
         FileNotFoundError: a path that does not exist.
@@ -23,13 +34,18 @@ def manifest_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     files: list[Path] = []
     for given in map(Path, paths):
         if given.is_dir():
-            found = (p for p in given.rglob("*") if p.is_file() and p.suffix.lower() in MANIFEST_SUFFIXES)
-            files += sorted(found, key=lambda p: p.as_posix())
+            files += sorted((p for p in _walk(given) if matches(p)), key=lambda p: p.as_posix())
         elif given.exists():
             files.append(given)
         else:
             raise FileNotFoundError(f"{given}: no such file or directory")
-    return files
+    return list(dict.fromkeys(files))
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    for root, folders, names in os.walk(folder):
+        folders[:] = [f for f in folders if not f.startswith(".") and f not in SKIPPED_FOLDERS]
+        yield from (Path(root) / name for name in names)
 
 
 class OldObjects:
