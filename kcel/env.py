@@ -128,11 +128,11 @@ class Env:
             else:
                 server = server_version(k8s_version)
                 version = compatibility(server)
-                lenient_optional_or = server <= (1, 36)  # cel-go before v0.28 (1.37 runs v0.29)
             config = configuration(version, environment, server)
             # upstream SetRecognizeKeywordAsFieldName; stored expressions get every option
             keyword_field_names = version >= (1, 31) or environment == "stored"
             literal_validators = config.literal_validators
+            lenient_optional_or = config.lenient_optional_or
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
             homogeneous_literals = config.homogeneous_literals

@@ -117,6 +117,7 @@ class Configuration:
     macros: tuple[Macro, ...]
     homogeneous_literals: bool
     literal_validators: bool
+    lenient_optional_or: bool  # cel-go before v0.28 (Kubernetes up to 1.36): `a.or(b)` with a non-optional `a` is `a`
 
 
 # Library behaviour that changed with the API server's own code rather than with an environment option: an API
@@ -149,7 +150,7 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
         macros += loaded.macros
     homogeneous = any(o.homogeneous_literals for o in chosen)
     validators = any(o.literal_validators for o in chosen)
-    return Configuration(tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous, validators)
+    return Configuration(tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous, validators, server <= (1, 36))
 
 
 def _standard_operators(cross_type: bool, server: Version) -> Library:
