@@ -459,6 +459,26 @@ def _finalizers(finalizers: list[str], path: fe.Path) -> list[fe.FieldError]:
     return errors
 
 
+_STANDARD_FINALIZERS = frozenset(("orphan", "foregroundDeletion", "kubernetes"))
+
+
+def finalizer_warnings(finalizers: list[str], old_finalizers: list[str]) -> list[str]:
+    """WarningsOnCreate/WarningsOnUpdate of custom resources: for each finalizer added, what IsQualifiedName says of
+    it, and, for a name without a path that Kubernetes does not define, a nudge toward a domain-qualified one (which
+    names the missing path from 1.32 when the name has a dot, apiextensions 08ef780a3)."""
+    warnings = []
+    path = "metadata.finalizers"
+    for name in sorted(set(finalizers) - set(old_finalizers)):
+        warnings += [f"{path}: {fe.quote(name)}: {m}" for m in label_key_errors(name, _legacy_labels())]
+        if "/" not in name and name not in _STANDARD_FINALIZERS:
+            qualified = "a domain-qualified finalizer name"
+            if "." in name and fe.api_server() >= (1, 32):
+                qualified += " including a path (/)"
+            warnings.append(f"{path}: {fe.quote(name)}: prefer {qualified} to avoid accidental conflicts with other "
+                            "finalizer writers")  # fmt: skip
+    return warnings
+
+
 def _managed_fields(entries: list[dict[str, Any]], path: fe.Path) -> list[fe.FieldError]:
     errors: list[fe.FieldError] = []
     for i, entry in enumerate(entries):

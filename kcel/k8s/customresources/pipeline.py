@@ -96,6 +96,8 @@ def admit(kind: Kind, obj: Any, old: Any = None, request: Request = Request()) -
         errors, cel_warnings = _update(kind, new, previous, request.subresource)
     warnings += cel_warnings
     if not errors:
+        old_finalizers = (previous or {}).get("metadata", {}).get("finalizers") or []
+        warnings += objectmeta.finalizer_warnings(new["metadata"].get("finalizers") or [], old_finalizers)
         return Outcome(warnings=warnings, object=new)
     name = new.get("metadata", {}).get("name", "")
     message = fe.invalid_status_message(f"{kind.kind}.{kind.group}", name if isinstance(name, str) else "", errors)

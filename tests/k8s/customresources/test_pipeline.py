@@ -326,3 +326,19 @@ def test_managed_field_operations_as_each_version_checks_them(gadgets: CRD, vers
     obj = gadget({"size": 1}, managedFields=[{"manager": "a"}, {"manager": "b", "operation": "Patch"}])
     result = validate_object(gadgets, obj, k8s_version=version)
     assert [str(e) for e in result.errors if str(e.field).startswith("metadata.")] == expected
+
+
+@pytest.mark.parametrize(("version", "dotted"), [
+    ("1.31", "prefer a domain-qualified finalizer name to avoid"),
+    ("1.32", "prefer a domain-qualified finalizer name including a path (/) to avoid"),
+])  # fmt: skip
+def test_added_finalizers_without_a_path_get_a_warning(gadgets: CRD, version: str, dotted: str) -> None:
+    """WarningsOnCreate/WarningsOnUpdate (apiextensions registry/customresource validator.go; 08ef780a3 in 1.32)."""
+    obj = gadget({"size": 1}, finalizers=["example.com", "cleanup", "example.com/cleanup", "orphan"])
+    tail = "conflicts with other finalizer writers"
+    assert validate_object(gadgets, obj, k8s_version=version).warnings == [
+        f'metadata.finalizers: "cleanup": prefer a domain-qualified finalizer name to avoid accidental {tail}',
+        f'metadata.finalizers: "example.com": {dotted} accidental {tail}',
+    ]
+    old = gadget({"size": 1}, finalizers=["cleanup", "example.com"])
+    assert validate_object(gadgets, obj, old, k8s_version=version).warnings == []  # only added ones
