@@ -299,8 +299,9 @@ def _check(args: argparse.Namespace) -> int:
             {"schema": str(path), "cost": total, "share": _share(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}
             for path, total in check.totals
         ]
-        report = {"crd": crd.name, "rules": rules, "valid": not check.errors,
-                  "errors": [e.cause() for e in check.errors], "costs": costs, "totals": totals}  # fmt: skip
+        errors = [e.cause() for e in check.errors]
+        report = {"crd": crd.name, "rules": rules, "valid": not check.errors, "errors": errors,
+                  "warnings": check.warnings, "costs": costs, "totals": totals}  # fmt: skip
         reports.append(report)
         if args.output == "text":
             kind = "CustomResourceDefinition.apiextensions.k8s.io"
@@ -334,6 +335,8 @@ def _print_check(report: dict[str, Any], message: str) -> None:
     print(f"{report['crd']}: {verdict} ({_plural(report['rules'], 'rule')})")
     if message:
         print(f"  {message}")
+    for warning in report["warnings"]:
+        print(f"  Warning: {warning}")
     for cost in report["costs"]:
         kind = "messageExpression" if cost["path"].endswith("messageExpression") else "rule"
         runs = cost["runs"] if cost["cardinality"] is not None else f"{cost['runs']:,} (unbounded)"

@@ -285,3 +285,10 @@ def test_help_shows_working_examples(capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit):
         main(["--version"])
     assert capsys.readouterr().out.startswith("kcel ")
+
+
+def test_check_prints_the_api_servers_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    crd = tmp_path / "crd.yaml"
+    crd.write_text(Path(CRD).read_text().replace("mode: {type: string,", "mode: {type: string, format: my-format,"))
+    assert main(["check", str(crd)]) == 0
+    assert '  Warning: unrecognized format "my-format"' in capsys.readouterr().out.splitlines()

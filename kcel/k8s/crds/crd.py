@@ -15,6 +15,7 @@ from pathlib import Path as FilePath
 from typing import Any
 
 from kcel.k8s import field as fe
+from kcel.k8s.customresources.formats import unrecognized_format
 from kcel.k8s.environment import LATEST, Version, server_version
 from kcel.k8s.manifests.decoding import Document, decode_documents
 from kcel.k8s.rules.cost import (
@@ -290,6 +291,7 @@ class CRDCheck:
     errors: list[fe.FieldError]
     costs: list[ExpressionCost]
     totals: list[tuple[fe.Path, int]]  # each schema's path and the sum of its expressions' costs
+    warnings: list[str] = field(default_factory=list)  # WarningsOnCreate/Update, when the CRD is accepted
 
 
 def validate_crd(crd: CRD, old: CRD | None = None, *, k8s_version: str | None = None) -> list[fe.FieldError]:
@@ -333,7 +335,26 @@ def _check_crd(crd: CRD, old: CRD | None, k8s_version: str | None) -> CRDCheck:
         errors += check.run(schema, path)
         costs += check.costs
         totals.append((path, check.total_cost.total))
-    return CRDCheck(errors, costs, totals)
+    warnings = [] if errors else _format_warnings(crd, old)
+    return CRDCheck(errors, costs, totals, warnings)
+
+
+def _format_warnings(crd: CRD, old: CRD | None) -> list[str]:
+    """`unrecognized format "..."` for each schema node whose format the API server does not know; on update only
+    formats the old CRD did not already have (upstream's WarningsOnCreate/WarningsOnUpdate)."""
+    before = set(_unrecognized_formats(old)) if old is not None else set()
+    return [f"unrecognized format {fe.quote(name)}" for name in _unrecognized_formats(crd) if name not in before]
+
+
+def _unrecognized_formats(crd: CRD) -> list[str]:
+    found = []
+    stack = [schema for _, schema in reversed(internal_schemas(crd))]
+    while stack:
+        schema = stack.pop()
+        if schema.format and unrecognized_format(schema.type or "", schema.format, fe.api_server()):
+            found.append(schema.format)
+        stack.extend(reversed(list(_children(schema))))
+    return found
 
 
 def _unchanged_versions(crd: CRD, old: CRD) -> frozenset[str]:

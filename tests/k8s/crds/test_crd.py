@@ -17,7 +17,7 @@ import pytest
 import kcel.k8s.crds.crd
 from conformance import crds as runner
 from conformance.outcome import SkipList
-from kcel.k8s.crds.crd import CRD, CRDLoadError, internal_schemas, load_crds, validate_crd
+from kcel.k8s.crds.crd import CRD, CRDLoadError, check_crd, internal_schemas, load_crds, validate_crd
 from kcel.k8s.crds.objects import validate_object
 from tests.conftest import SHARED
 
@@ -626,3 +626,21 @@ def test_a_literal_format_call_with_a_wrong_argument_is_rejected_from_1_31() -> 
     (error,) = validate_crd(crd, k8s_version="1.31")
     assert str(error.field) == f"{AT}.messageExpression"
     assert "decimal clause can only be used on integers, was given string" in error.detail
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("1.33", []),
+    ("1.34", ['unrecognized format "my-format"', 'unrecognized format "int32"', 'unrecognized format "uuid7"']),
+    ("1.35", ['unrecognized format "my-format"']),
+    ("1.36", ['unrecognized format "my-format"', 'unrecognized format "uuid7"']),
+])  # fmt: skip
+def test_unrecognized_formats_warn_on_create_as_each_version_does(version: str, expected: list[str]) -> None:
+    """CRD WarningsOnCreate: from 1.34 any format outside the string list (7f8392865), in 1.35 on strings only
+    (53a711153), from 1.36 what StripUnsupportedFormats drops (0835a2fa9)."""
+    schema = {"type": "object", "properties": {
+        "s": {"type": "string", "format": "my-format"}, "i": {"type": "integer", "format": "int32"},
+        "n": {"type": "integer", "format": "uuid7"}, "d": {"type": "string", "format": "date-time"},
+    }}  # fmt: skip
+    crd = one_crd(schema)
+    assert check_crd(crd, k8s_version=version).warnings == expected
+    assert check_crd(crd, crd, k8s_version=version).warnings == []  # an update warns only about new ones
