@@ -343,18 +343,34 @@ def _format_warnings(crd: CRD, old: CRD | None) -> list[str]:
     """`unrecognized format "..."` for each schema node whose format the API server does not know; on update only
     formats the old CRD did not already have (upstream's WarningsOnCreate/WarningsOnUpdate)."""
     before = set(_unrecognized_formats(old)) if old is not None else set()
-    return [f"unrecognized format {fe.quote(name)}" for name in _unrecognized_formats(crd) if name not in before]
+    warnings = [f"unrecognized format {fe.quote(name)}" for name in _unrecognized_formats(crd) if name not in before]
+    if fe.api_server() >= (1, 37):  # apiextensions 791b2c6f4: sets of objects or arrays, sorted, new ones only
+        known = set(_sets_of_compounds(old)) if old is not None else set()
+        warnings += sorted(set(_sets_of_compounds(crd)) - known)
+    return warnings
 
 
-def _unrecognized_formats(crd: CRD) -> list[str]:
-    found = []
+def _all_schemas(crd: CRD) -> Iterator[Schema]:
+    """Every schema node of the internal CRD, depth first in declaration order (Go's walk order is random)."""
     stack = [schema for _, schema in reversed(internal_schemas(crd))]
     while stack:
         schema = stack.pop()
-        if schema.format and unrecognized_format(schema.type or "", schema.format, fe.api_server()):
-            found.append(schema.format)
+        yield schema
         stack.extend(reversed(list(_children(schema))))
-    return found
+
+
+def _unrecognized_formats(crd: CRD) -> list[str]:
+    server = fe.api_server()
+    return [s.format for s in _all_schemas(crd) if s.format and unrecognized_format(s.type or "", s.format, server)]
+
+
+def _sets_of_compounds(crd: CRD) -> list[str]:
+    return [
+        f"x-kubernetes-list-type: set for items of type {fe.quote(s.items.type)} is not supported by server-side "
+        "apply or CEL validation rules"
+        for s in _all_schemas(crd)
+        if s.list_type == "set" and isinstance(s.items, Schema) and s.items.type in ("object", "array")
+    ]
 
 
 def _unchanged_versions(crd: CRD, old: CRD) -> frozenset[str]:

@@ -644,3 +644,17 @@ def test_unrecognized_formats_warn_on_create_as_each_version_does(version: str, 
     crd = one_crd(schema)
     assert check_crd(crd, k8s_version=version).warnings == expected
     assert check_crd(crd, crd, k8s_version=version).warnings == []  # an update warns only about new ones
+
+
+def test_sets_of_objects_warn_from_1_37() -> None:
+    """apiextensions 791b2c6f4 (1.37): server-side apply and CEL handle only sets of scalars."""
+    items = {"type": "object", "x-kubernetes-map-type": "atomic", "properties": {"a": STRING}}
+    crd = one_crd({"type": "object", "properties": {"s": {"type": "array", "x-kubernetes-list-type": "set",
+                                                          "items": items}}})  # fmt: skip
+    assert validate_crd(crd) == []
+    assert check_crd(crd, k8s_version="1.36").warnings == []
+    assert check_crd(crd, k8s_version="1.37").warnings == [
+        'x-kubernetes-list-type: set for items of type "object" is not supported by server-side apply or CEL '
+        "validation rules"
+    ]
+    assert check_crd(crd, crd, k8s_version="1.37").warnings == []
