@@ -152,6 +152,9 @@ class Env:
                 self._overloads.setdefault(overload.function, []).append(overload)
         self._library_types = {t.name: t for library in self.libraries for t in library.types}
         self.ast_validators = tuple(v for library in self.libraries for v in library.validators)
+        self.mixed_literal_functions = frozenset(
+            f for library in self.libraries for f in library.mixed_literal_functions
+        )
         library_macros = tuple(m for library in self.libraries for m in library.macros)
         self.macros = (
             tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros

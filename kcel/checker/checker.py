@@ -57,6 +57,10 @@ class CheckerEnv(Protocol):
     @property
     def variables(self) -> Mapping[str, CelType]: ...
     @property
+    def mixed_literal_functions(self) -> frozenset[str]:
+        """Calls whose literal arguments may mix types (`format` with the strings extension's validator)."""
+
+    @property
     def ast_validators(self) -> Sequence[ASTValidator]:
         """The libraries' own checks after type-checking (the strings extension's `format()`)."""
 
@@ -126,9 +130,9 @@ _OPTIONAL_INDEX = tuple(
     )
 )
 
-# Calls whose list and map literals may mix element types even with homogeneous literals on
-# (the string format and block validators exempt them in cel-go).
-_MIXED_LITERALS_ALLOWED = frozenset({"format", "cel.@block"})
+# Calls whose list and map literals may mix element types even with homogeneous literals on (cel-go's block
+# validator exempts cel.@block; libraries add theirs, e.g. the strings extension's format()).
+_MIXED_LITERALS_ALLOWED = frozenset({"cel.@block"})
 
 
 class _Checker:
@@ -265,9 +269,10 @@ class _Checker:
         function, args = names.resolve_function(
             node, self.env.container, self.env.overloads, self.is_local, self.env.variables.__contains__
         )
-        self.exempt += fn in _MIXED_LITERALS_ALLOWED
+        mixed = fn in _MIXED_LITERALS_ALLOWED or fn in self.env.mixed_literal_functions
+        self.exempt += mixed
         arg_types = [self.resolved(self.visit(a)) for a in args]
-        self.exempt -= fn in _MIXED_LITERALS_ALLOWED
+        self.exempt -= mixed
         overloads = self.env.overloads(function)
         if fn == "_[_]" and self.env.overloads("optional.none"):
             overloads = [*overloads, *_OPTIONAL_INDEX]

@@ -208,3 +208,6 @@ class Library:
     types: tuple[CelType, ...] = ()
     """Opaque types the library declares; their names become type identifiers (`net.IP`)."""
     validators: tuple[ASTValidator, ...] = ()
+    mixed_literal_functions: tuple[str, ...] = ()
+    """Functions whose list and map literal arguments may mix types under homogeneous literals (cel-go's
+    HomogeneousAggregateLiteralExemptFunctions, which a validator such as format()'s configures)."""

@@ -140,8 +140,8 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
             loaded = _library_for(module, library_version, server)
             if loaded is not None:
                 by_name[module] = loaded  # a later option's version replaces an earlier one's
-    if server < (1, 31) and "strings" in by_name:  # cel-go 0.17 (1.30) had no check of literal format() calls
-        by_name["strings"] = dataclasses.replace(by_name["strings"], validators=())
+    if server < (1, 31) and "strings" in by_name:  # cel-go 0.17 (1.30) had no format() validator, nor its exemption
+        by_name["strings"] = dataclasses.replace(by_name["strings"], validators=(), mixed_literal_functions=())
     libraries += by_name.values()
     macros = list(STANDARD)
     for option in chosen:

@@ -375,7 +375,9 @@ def library(version: int = 2) -> Library:
     if version not in _ALL:
         raise ValueError(f"strings extension version {version} is not supported (0-{MAX_VERSION})")
     overloads = tuple(overload for versions, overload in OVERLOADS if version in versions)
-    return Library("strings", overloads=overloads, validators=(format_issues,) if version in _V1_3 else ())
+    validators = (format_issues,) if version in _V1_3 else ()
+    return Library("strings", overloads=overloads, validators=validators,
+                   mixed_literal_functions=("format",) if version >= 1 else ())  # fmt: skip
 
 
 LIBRARY = library(2)

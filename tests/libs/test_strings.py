@@ -621,7 +621,10 @@ FORMAT_CHECKS = [
 @pytest.mark.parametrize(("expr", "error"), FORMAT_CHECKS)
 def test_literal_format_calls_are_checked_from_1_31(expr: str, error: str | None) -> None:
     variables = {"name": "string", "n": "int", "d": "dyn", "l": "list(int)"}
-    kcel.Env(variables=variables, k8s_version="1.30").compile(expr)
+    try:  # 1.30 does not check format() (mixed lists still fail its homogeneous literal check)
+        kcel.Env(variables=variables, k8s_version="1.30").compile(expr)
+    except kcel.CompileError as err:
+        assert all("expected type" in message for message in err.messages)
     env = kcel.Env(variables=variables, k8s_version="1.31")
     if error is None:
         env.compile(expr)
@@ -629,3 +632,10 @@ def test_literal_format_calls_are_checked_from_1_31(expr: str, error: str | None
         with pytest.raises(kcel.CompileError) as info:
             env.compile(expr)
         assert str(info.value).splitlines()[0] == f"ERROR: <input>:{error}"
+
+
+def test_format_lists_may_mix_types_where_the_format_validator_exists() -> None:
+    """cel-go's format() validator exempts its list from homogeneous literals (1.31+); 1.30 had neither."""
+    assert kcel.Env(k8s_version="1.31").compile("'%s %d'.format(['a', 1])").evaluate() == "a 1"
+    with pytest.raises(kcel.CompileError, match="expected type 'string' but found 'int'"):
+        kcel.Env(k8s_version="1.30").compile("'%s %d'.format(['a', 1])")
