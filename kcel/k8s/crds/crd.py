@@ -352,11 +352,8 @@ def _format_warnings(crd: CRD, old: CRD | None) -> list[str]:
 
 def _all_schemas(crd: CRD) -> Iterator[Schema]:
     """Every schema node of the internal CRD, depth first in declaration order (Go's walk order is random)."""
-    stack = [schema for _, schema in reversed(internal_schemas(crd))]
-    while stack:
-        schema = stack.pop()
-        yield schema
-        stack.extend(reversed(list(_children(schema))))
+    for _, schema in internal_schemas(crd):
+        yield from _nodes(schema)
 
 
 def _unrecognized_formats(crd: CRD) -> list[str]:
@@ -439,11 +436,16 @@ def _expressions(old: CRD) -> tuple[frozenset[str], frozenset[str]]:
 
 def _all_rules(schema: Schema | None) -> Iterator[ValidationRule]:
     """Every rule anywhere in a schema, nested value validations included."""
-    if schema is None:
-        return
-    yield from schema.validations
-    for child in _children(schema):
-        yield from _all_rules(child)
+    for node in _nodes(schema):
+        yield from node.validations
+
+
+def _nodes(schema: Schema | None) -> Iterator[Schema]:
+    """A schema and every node below it, depth first in declaration order, value validations included."""
+    if schema is not None:
+        yield schema
+        for child in _children(schema):
+            yield from _nodes(child)
 
 
 def _children(schema: Schema) -> Iterator[Schema]:
