@@ -521,12 +521,9 @@ def _string_clause(types: Mapping[int, CelType]) -> Clause:
     return clause
 
 
-def format_issues(root: Expr, types: Mapping[int, CelType], overloads: Mapping[int, tuple[str, ...]]) -> list[Issue]:
-    """`'<literal>'.format([<list literal>])` checked against its arguments' types: a clause that cannot format
-    its argument, a malformed format string, or arguments left over are compile errors, as cel-go reports them
-    (ext/formatting.go `stringFormatValidator`, on from strings version 1)."""
+def _type_clauses(types: Mapping[int, CelType]) -> dict[str, Clause]:
     numbers, doubles = frozenset({"int", "uint"}), frozenset({"double", "string"})
-    clauses: dict[str, Clause] = {
+    return {
         "s": _string_clause(types),
         "d": _type_clause(types, numbers, "decimal clause can only be used on integers"),
         "f": _type_clause(types, doubles, "fixed-point clause can only be used on doubles"),
@@ -536,27 +533,40 @@ def format_issues(root: Expr, types: Mapping[int, CelType], overloads: Mapping[i
         "X": _type_clause(types, numbers | {"string", "bytes"}, _LEGACY_HEX_PROBLEM),
         "o": _type_clause(types, numbers, "octal clause can only be used on integers"),
     }
-    issues = []
+
+
+def _literal_format_calls(root: Expr, overloads: Mapping[int, tuple[str, ...]]) -> list[Call]:
+    """The `'<literal>'.format([...])` calls the validator looks at (matchConstantFormatStringWithListLiteralArgs)."""
+    found = []
     for node in walk(root):
         if not (isinstance(node, Call) and node.function == "format" and node.target is not None):
             continue
         chosen = overloads.get(node.id, ())
-        if chosen and "string_format" not in chosen:
-            continue
-        target, args = node.target, node.args
-        if not (isinstance(target, Const) and type(target.value) is str and len(args) == 1):
-            continue
-        if not isinstance(args[0], CreateList):
-            continue
-        checked = _CheckedArgs(args[0].elements)
+        literal = isinstance(node.target, Const) and type(node.target.value) is str
+        if (not chosen or "string_format" in chosen) and literal and len(node.args) == 1:
+            if isinstance(node.args[0], CreateList):
+                found.append(node)
+    return found
+
+
+def format_issues(root: Expr, types: Mapping[int, CelType], overloads: Mapping[int, tuple[str, ...]]) -> list[Issue]:
+    """`'<literal>'.format([<list literal>])` checked against its arguments' types: a clause that cannot format
+    its argument, a malformed format string, or arguments left over are compile errors, as cel-go reports them
+    (ext/formatting.go `stringFormatValidator`, on from strings version 1)."""
+    calls = _literal_format_calls(root, overloads)
+    clauses = _type_clauses(types) if calls else {}
+    issues = []
+    for call in calls:
+        assert isinstance(call.target, Const) and isinstance(call.args[0], CreateList)
+        checked = _CheckedArgs(call.args[0].elements)
         try:
-            _format(clauses, target.value, checked)  # type: ignore[arg-type]
+            _format(clauses, call.target.value, checked)  # type: ignore[arg-type]
         except EvalError as err:
             cause = err.__cause__
-            where = cause.node if isinstance(cause, _Unformattable) else node
+            where = cause.node if isinstance(cause, _Unformattable) else call
             issues.append(Issue(err.message, where.pos, where.id))
             continue
         if len(checked) > checked.requested:
             message = f"too many arguments supplied to string.format (expected {checked.requested}, got {len(checked)})"
-            issues.append(Issue(message, node.pos, node.id))
+            issues.append(Issue(message, call.pos, call.id))
     return issues
