@@ -9,7 +9,7 @@ from dataclasses import replace
 from functools import cache, cached_property
 
 from kcel.checker.checker import check as check_types
-from kcel.checker.decls import Library, Overload
+from kcel.checker.decls import Library, Overload, StructType
 from kcel.checker.types import DURATION, DYN, TIMESTAMP, CelType, list_of, map_of, opaque, optional_of, parse_type
 from kcel.cost import CostEstimate, SizeEstimator, estimate
 from kcel.eval.program import Program
@@ -145,25 +145,34 @@ class Env:
         # cel-go's EnableErrorOnBadPresenceTest: `has(x.f)` and `x.?f` on an int, a string... are errors (cel-spec)
         self.error_on_bad_presence_test = error_on_bad_presence_test
         self.lenient_optional_or = lenient_optional_or
-        self.libraries = list(libraries) if libraries is not None else list(all_libraries())
-        self._overloads: dict[str, list[Overload]] = {}
-        for library in self.libraries:
-            for overload in library.overloads:
-                self._overloads.setdefault(overload.function, []).append(overload)
-        self._library_types = {t.name: t for library in self.libraries for t in library.types}
-        self.ast_validators = tuple(v for library in self.libraries for v in library.validators)
-        self.mixed_literal_functions = frozenset(
-            f for library in self.libraries for f in library.mixed_literal_functions
-        )
+        self._index(list(libraries) if libraries is not None else list(all_libraries()))
         library_macros = tuple(m for library in self.libraries for m in library.macros)
         self.macros = (
             tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros
         )
 
-    def extend(self, variables: Mapping[str, str | CelType]) -> Env:
-        """This environment with more variables declared; libraries and options are shared, not rebuilt."""
+    def _index(self, libraries: list[Library]) -> None:
+        """What the checker and planner look up in the libraries: overloads by function, types by name."""
+        self.libraries = libraries
+        self._overloads: dict[str, list[Overload]] = {}
+        for library in self.libraries:
+            for overload in library.overloads:
+                self._overloads.setdefault(overload.function, []).append(overload)
+        self._library_types = {t.name: t for library in self.libraries for t in library.types}
+        self._struct_resolvers = tuple(lib.struct_types for lib in self.libraries if lib.struct_types is not None)
+        self.ast_validators = tuple(v for library in self.libraries for v in library.validators)
+        self.mixed_literal_functions = frozenset(
+            f for library in self.libraries for f in library.mixed_literal_functions
+        )
+        self.__dict__.pop("overloads_by_id", None)
+
+    def extend(self, variables: Mapping[str, str | CelType], libraries: Sequence[Library] = ()) -> Env:
+        """This environment with more variables declared (and libraries added); options are shared."""
         clone = copy.copy(self)
         clone.variables = {**self.variables, **_declared_types(variables)}
+        if libraries:
+            known = {library.name for library in self.libraries}
+            clone._index([*self.libraries, *(library for library in libraries if library.name not in known)])
         return clone
 
     # Declarations, as the planner asks for them.
@@ -177,6 +186,14 @@ class Env:
 
     def overloads(self, function: str) -> Sequence[Overload]:
         return self._overloads.get(function, ())
+
+    def struct_type(self, name: str) -> StructType | None:
+        """The message type a qualified name declares (`JSONPatch`), if a library declares it."""
+        for resolve in self._struct_resolvers:
+            found = resolve(name)
+            if found is not None:
+                return found
+        return None
 
     def type_of_name(self, name: str) -> CelType | None:
         """The type a type name denotes (`int`, `google.protobuf.Timestamp`, `net.IP`)."""

@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.k8s.rules",),
     ("kcel.k8s.customresources",),
     ("kcel.k8s.crds",),
+    ("kcel.k8s.patch",),  # JSON Patch and structured merge, typed by built-in, CRD or given schemas
     ("kcel.k8s.admission",),
     ("kcel.suites",),
     ("kcel.repl",),

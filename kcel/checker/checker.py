@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from kcel.checker import errors, names, validators
-from kcel.checker.decls import ASTValidator, Overload
+from kcel.checker.decls import ASTValidator, Overload, StructType
 from kcel.checker.types import (
     BOOL,
     BYTES,
@@ -44,6 +44,7 @@ from kcel.parser.ast import (
     Expr,
     Ident,
     Select,
+    StructField,
 )
 from kcel.values import Uint
 
@@ -66,6 +67,7 @@ class CheckerEnv(Protocol):
 
     def overloads(self, function: str) -> Sequence[Overload]: ...
     def type_of_name(self, name: str) -> CelType | None: ...
+    def struct_type(self, name: str) -> StructType | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +151,7 @@ class _Checker:
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def error(self, node: Expr, message: str) -> CelType:
+    def error(self, node: Expr | StructField, message: str) -> CelType:
         self.issues.append(Issue(message, node.pos, node.id))
         return ERROR
 
@@ -203,9 +205,26 @@ class _Checker:
         if isinstance(node, Comprehension):
             return self.set(node, self.comprehension(node))
         assert isinstance(node, CreateStruct)
-        for f in node.fields:
-            self.visit(f.value)
-        return self.set(node, self.error(node, f"undeclared reference to '{node.type_name}'"))
+        return self.set(node, self.create_struct(node))
+
+    def create_struct(self, node: CreateStruct) -> CelType:
+        """cel-go checkCreateStruct: the type must be declared, each field must exist and take its value."""
+        declared = next(
+            (s for s in map(self.env.struct_type, names.candidates(node.type_name, self.env.container)) if s), None
+        )
+        values = [self.resolved(self.visit(f.value)) for f in node.fields]
+        if declared is None:
+            return self.error(node, errors.undeclared_reference(node.type_name.lstrip("."), self.env.container))
+        for f, value in zip(node.fields, values, strict=True):
+            expected = declared.field_type(f.name, self.env.keyword_field_names)
+            if expected is None:
+                self.error(f, errors.undefined_field(f.name))
+                continue
+            if f.optional:
+                expected = optional_of(expected)
+            if not is_assignable(expected, value, self.subst):
+                self.error(f, errors.field_type_mismatch(f.name, expected, value))
+        return declared.cel
 
     def ident(self, node: Ident) -> CelType:
         local = self.local(node.name)

@@ -194,6 +194,33 @@ class ConstantCheck:
     check: Callable[[Any], Any]
 
 
+@dataclass(frozen=True)
+class FieldAccess:
+    """How generated code reads one field of a declared object type: the value, presence, and as an optional."""
+
+    read: Callable[[Any], Any]
+    test: Callable[[Any], bool]
+    read_optional: Callable[[Any], Any]
+
+
+class StructType(Protocol):
+    """A message type a library declares by name (`JSONPatch`, `Object.spec`): the checker asks it for field
+    types, the planner for how to build a value from a literal's fields (`JSONPatch{op: "add", ...}`)."""
+
+    @property
+    def cel(self) -> CelType: ...
+    def field_type(self, name: str, keywords: bool = False) -> CelType | None: ...
+    def field_access(self, name: str, keywords: bool = False) -> FieldAccess | None: ...
+    def construct(self, fields: dict[str, Any]) -> Any: ...
+
+    @property
+    def equals(self) -> Callable[[Any, Any], bool]: ...
+
+
+StructResolver = Callable[[str], StructType | None]
+"""A library's message types by qualified name (cel-go's type provider `FindStructType`)."""
+
+
 ASTValidator = Callable[[Expr, Mapping[int, CelType], Mapping[int, tuple[str, ...]]], list[Issue]]
 """A check a library adds after type-checking (cel-go `cel.ASTValidators`): given the expression, the checked
 type of every node and the overloads each call may use, the issues that make it a compile error."""
@@ -211,3 +238,5 @@ class Library:
     mixed_literal_functions: tuple[str, ...] = ()
     """Functions whose list and map literal arguments may mix types under homogeneous literals (cel-go's
     HomogeneousAggregateLiteralExemptFunctions, which a validator such as format()'s configures)."""
+    struct_types: StructResolver | None = None
+    """The message types the library declares, which literals such as `JSONPatch{...}` may build."""

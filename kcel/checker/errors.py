@@ -45,6 +45,10 @@ def no_field_selection(actual: CelType) -> str:
     return f"type '{format_type(actual)}' does not support field selection"
 
 
+def field_type_mismatch(field: str, expected: CelType, actual: CelType) -> str:
+    return f"expected type of field '{field}' is '{format_type(expected)}' but provided type is '{format_type(actual)}'"
+
+
 def undefined_field(field: str) -> str:
     return f"undefined field '{field}'"
 

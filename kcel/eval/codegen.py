@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from kcel.checker import names
 from kcel.checker.checker import Checked
-from kcel.checker.decls import Overload
+from kcel.checker.decls import Overload, StructType
 from kcel.checker.types import CelType
 from kcel.errors import EvalError, PlanError
 from kcel.eval import control_flow, runtime
@@ -82,6 +82,7 @@ class Declarations(Protocol):
     def is_variable(self, name: str) -> bool: ...
     def type_value(self, name: str) -> TypeValue | None: ...
     def overloads(self, function: str) -> Sequence[Overload]: ...
+    def struct_type(self, name: str) -> StructType | None: ...
 
 
 @dataclass(frozen=True)
@@ -213,8 +214,7 @@ class CodeGen:
         if isinstance(node, Comprehension):
             return control_flow.comprehension(self, node, tolerant)
         assert isinstance(node, CreateStruct)
-        message = f"unsupported message creation: {node.type_name}"
-        return f"_raise({self.bind(EvalError(message))})"
+        return self.create_struct(node)
 
     def constant(self, node: Expr) -> tuple[bool, Any]:
         """Whether the planner folds `node` to a value, and the value (cel-go's OptOptimize).
@@ -601,6 +601,20 @@ class CodeGen:
             return f"[{', '.join(items)}]"
         marked = ", ".join(f"({item}, {i in node.optional_indices})" for i, item in enumerate(items))
         return f"_list_with_optionals([{marked}])"
+
+    def create_struct(self, node: CreateStruct) -> str:
+        """A message literal: the declared type builds the value from its fields (unset optionals left out)."""
+        t = self.types.get(node.id)
+        declared = t.decl if t is not None and t.kind == "message" else None
+        if declared is None:  # unchecked: resolve the name as the checker would
+            found = (self.decls.struct_type(c) for c in names.candidates(node.type_name, self.decls.container))
+            declared = next((s for s in found if s is not None), None)
+        if declared is None:
+            return f"_raise({self.bind(EvalError(f'unknown type: {node.type_name}'))})"
+        values = self.gen_args([f.value for f in node.fields])
+        self.cost(40)  # cel-go StructCreateBaseCost
+        entries = ", ".join(f"({f.name!r}, {v}, {f.optional})" for f, v in zip(node.fields, values, strict=True))
+        return f"_make_struct({self.bind(declared.construct, '_new')}, [{entries}])"
 
     def create_map(self, node: CreateMap) -> str:
         parts = self.gen_args([x for entry in node.entries for x in (entry.key, entry.value)])

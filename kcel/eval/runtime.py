@@ -8,7 +8,7 @@ knows the types, the planner calls the specialised functions directly instead.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -569,6 +569,21 @@ def make_map_optional(entries: list[tuple[Any, Any, bool]]) -> Mapping[Any, Any]
     return result  # type: ignore[no-any-return]
 
 
+def make_struct(construct: Callable[[dict[str, Any]], Any], entries: list[tuple[str, Any, bool]]) -> Any:
+    """A message literal (cel-go evalObj): `?f: v` sets `f` only when `v` holds a value."""
+    fields: dict[str, Any] = {}
+    for name, value, optional in entries:
+        if optional:
+            if type(value) is not Optional:
+                raise EvalError(f"cannot initialize optional entry '{name}' from non-optional value {go_text(value)}")
+            if not value.has_value():
+                fields.pop(name, None)
+                continue
+            value = value.value
+        fields[name] = value
+    return construct(fields)
+
+
 def del_key(result: Any, key: Any) -> None:
     if result.__class__ is CelMap:
         result.delete(key)
@@ -693,7 +708,7 @@ EXPORTED = {"raise": raise_error} | {
     name: globals()[name]
     for name in (
         "CEL_ERRORS", "CostLimitExceeded", "EvalError", "operand_failed", "Optional", "NONE", "Uint", "TypeValue",
-        "unwrap", "as_eval_error",
+        "unwrap", "as_eval_error", "make_struct",
         "logic_error", "logical_not", "not_strictly_false", "conditional_test", "check_int", "check_uint",
         "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",
         "divide_int64", "modulo_int64", "divide_double", "less", "less_equals",

@@ -45,6 +45,7 @@ from kcel.libs import (
     k8s_ip,
     k8s_jsonpatch,
     k8s_lists,
+    k8s_mutation,
     k8s_quantity,
     k8s_regex,
     k8s_semver,
@@ -104,6 +105,7 @@ LIBRARIES: dict[str, Library] = {
     "k8s_format": k8s_format.LIBRARY,
     "k8s_ip": k8s_ip.LIBRARY,
     "k8s_jsonpatch": k8s_jsonpatch.LIBRARY,
+    "k8s_mutation": k8s_mutation.LIBRARY,  # types only, no overloads
     "k8s_lists": k8s_lists.library(1),
     "k8s_quantity": k8s_quantity.LIBRARY,
     "k8s_regex": k8s_regex.LIBRARY,

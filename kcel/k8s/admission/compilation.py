@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from kcel.checker.decls import FieldAccess
 from kcel.checker.types import (
     BOOL,
     BYTES,
@@ -36,7 +37,6 @@ from kcel.eval.equality import cel_equals
 from kcel.eval.program import Program
 from kcel.k8s import field as fe
 from kcel.k8s.admission.model import NamedExpression, Policy
-from kcel.k8s.schemas.decltypes import FieldAccess
 from kcel.libs.k8s_authz import AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE
 from kcel.values import NONE, Optional
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from kcel.checker.decls import FieldAccess
 from kcel.checker.types import BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, CelType, list_of, map_of
 from kcel.k8s import field as fe
 from kcel.k8s.schemas import values
@@ -31,13 +32,6 @@ MIN_STRING_SIZE = 2
 MIN_BOOL_SIZE = 4
 MIN_NUMBER_SIZE = 1
 NAME_MAX_LENGTH = 253  # DNS-1123 subdomain: metadata.name
-
-
-@dataclass(frozen=True)
-class FieldAccess:
-    read: Callable[[Any], Any]
-    test: Callable[[Any], bool]
-    read_optional: Callable[[Any], Any]
 
 
 @dataclass(frozen=True, eq=False)
