@@ -223,11 +223,15 @@ def _check_names(value: Any, path: list[str], problems: list[str]) -> None:
             _check_names(item, path, problems)
 
 
-def to_json(value: Any) -> Any:
-    """A CEL value as the JSON upstream marshals (via google.protobuf.Value): numbers are doubles, so an integral
-    number is written without a fraction, bytes as base64, timestamps and durations as their JSON strings."""
+def to_json(value: Any, doubles: bool = True) -> Any:
+    """A CEL value as the JSON upstream marshals: bytes as base64, timestamps and durations as their JSON strings.
+
+    A JSONPatch value goes through google.protobuf.Value, whose numbers are doubles (`doubles`): an integral number
+    is written without a fraction. An apply configuration keeps Go's int64 and float64 (`doubles=False`)."""
     if value is None or isinstance(value, (bool, str)):
         return value
+    if not doubles and isinstance(value, (int, float)):
+        return int(value) if isinstance(value, int) else value
     if isinstance(value, (int, float)):
         number = float(value)
         if number != number or number in (float("inf"), float("-inf")):
@@ -240,15 +244,15 @@ def to_json(value: Any) -> Any:
     if isinstance(value, Duration):
         return duration_to_string(value)
     if isinstance(value, ObjectValue):
-        return {k: to_json(v) for k, v in value.fields.items()}
+        return {k: to_json(v, doubles) for k, v in value.fields.items()}
     if isinstance(value, (list, tuple, TypedList)):
-        return [to_json(v) for v in value]
+        return [to_json(v, doubles) for v in value]
     if isinstance(value, Mapping):
         converted = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise MutationValueError(f"map key {go_quote(str(key))} is of type {_go_type(key)}, not string")
-            converted[key] = to_json(item)
+            converted[key] = to_json(item, doubles)
         return converted
     if isinstance(value, Optional):
         raise MutationValueError("type conversion error from 'optional_type' to 'google.protobuf.Value'")

@@ -8,6 +8,7 @@ and, for `authorizer`, its RBAC objects. Policies are compiled once per Kubernet
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,11 +22,12 @@ from kcel.k8s.admission.policyset import PolicySet
 from kcel.k8s.admission.request import request_from_objects
 from kcel.k8s.authorization.rbac import RBACAuthorizer
 from kcel.k8s.manifests.files import manifest_files
+from kcel.k8s.patch.diff import diff
 from kcel.suites.compare import check_map, check_texts, quote
 from kcel.suites.fields import Fields, SuiteError, Where, kind_of
 from kcel.suites.model import AdmissionExpect, Case, Mismatch, Suite
 
-EXPECT_KEYS = ("allowed", "message", "reason", "code", "warnings", "auditAnnotations")
+EXPECT_KEYS = ("allowed", "message", "reason", "code", "warnings", "auditAnnotations", "patched", "patch")
 SHORTHANDS = {"allowed": True, "denied": False}
 AUTHENTICATED = "system:authenticated"
 
@@ -43,14 +45,33 @@ def read_expect(value: Any, where: Where, path: fe.Path) -> AdmissionExpect:
     allowed = fields.boolean("allowed")
     denial = {key: fields.value(key) for key in ("message", "reason", "code") if fields.has(key)}
     message, reason, code = fields.string("message"), fields.string("reason"), fields.integer("code")
-    if allowed is None and not denial:
-        raise SuiteError(where, path, "say whether the request is allowed: allowed: true|false, or message/reason")
+    patched, patch = _patched(fields), _patch(fields)
+    if allowed is None and not denial and patched is None and patch is None:
+        raise SuiteError(
+            where, path, "say whether the request is allowed: allowed: true|false, message/reason, or patched/patch"
+        )
     if allowed and denial:
         raise fields.error(next(iter(denial)), "an allowed request has no denial message, reason or code")
     return AdmissionExpect(
-        allowed if allowed is not None else False, message, reason, code, fields.strings("warnings"),
-        fields.string_map("auditAnnotations"),
+        allowed if allowed is not None else not denial, message, reason, code, fields.strings("warnings"),
+        fields.string_map("auditAnnotations"), patched, patch,
     )  # fmt: skip
+
+
+def _patched(fields: Fields) -> Mapping[str, Any] | None:
+    value = fields.value("patched") if fields.has("patched") else None
+    if value is not None and not isinstance(value, Mapping):
+        raise fields.error("patched", f"must be the whole mutated object, not {kind_of(value)}")
+    return value
+
+
+def _patch(fields: Fields) -> tuple[Mapping[str, Any], ...] | None:
+    value = fields.value("patch") if fields.has("patch") else None
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(op, Mapping) for op in value):
+        raise fields.error("patch", "must be a list of JSON Patch operations ([]: the object is not mutated)")
+    return tuple(value)
 
 
 @dataclass(frozen=True)
@@ -81,6 +102,7 @@ class AdmissionTarget:
         if expect.code is not None and expect.code != decision.code:
             mismatches.append(Mismatch("code", str(expect.code), str(decision.code)))
         mismatches += check_texts("warnings", expect.warnings, decision.warnings, "a warning")
+        mismatches += _check_mutation(expect, decision)
         return mismatches + check_map("auditAnnotations", expect.audit_annotations, decision.audit_annotations)
 
     def record(self, case: Case, decision: Decision) -> Any:
@@ -92,7 +114,22 @@ class AdmissionTarget:
             recorded["warnings"] = list(decision.warnings)
         if decision.audit_annotations:
             recorded["auditAnnotations"] = dict(decision.audit_annotations)
+        if decision.patched is not None:
+            recorded["patched"] = dict(decision.patched)
         return "allowed" if recorded == {"allowed": True} else recorded
+
+
+def _check_mutation(expect: AdmissionExpect, decision: Decision) -> list[Mismatch]:
+    """The mutated object must be the expected one exactly (the differences are shown as a JSON Patch)."""
+    mismatches = []
+    if expect.patched is not None:
+        if decision.patched is None:
+            mismatches.append(Mismatch("patched", "a mutated object", "the object was not mutated"))
+        elif changes := diff(decision.patched, dict(expect.patched)):
+            mismatches.append(Mismatch("patched", "the object given", "it differs by " + json.dumps(changes)))
+    if expect.patch is not None and [dict(op) for op in expect.patch] != list(decision.patch):
+        mismatches.append(Mismatch("patch", json.dumps(list(expect.patch)), json.dumps(list(decision.patch))))
+    return mismatches
 
 
 def _verdict(decision: Decision) -> str:
@@ -103,8 +140,9 @@ def prepare(suite: Suite, versions: tuple[str, ...]) -> AdmissionTarget:
     """Load and compile the suite's policies for each version; raises SuiteError naming the field at fault."""
     loaded = load(suite.policies)
     _raise_first(suite.where, "policies", loaded.problems)
-    if not loaded.policies:
-        raise SuiteError(suite.where, fe.Path.new("policies"), "no ValidatingAdmissionPolicy in these files")
+    if not loaded.policies and not loaded.mutating_policies:
+        message = "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in these files"
+        raise SuiteError(suite.where, fe.Path.new("policies"), message)
     known = len(loaded.problems)
     load(suite.params, loaded)
     _raise_first(suite.where, "params", loaded.problems[known:])

@@ -26,7 +26,7 @@ folder); a file named directly is read whatever its name.
 examples:
   kcel test examples/
   kcel test examples/widget.kcel-test.yaml -k immutable -v
-  kcel test --k8s-version 1.33 -o junit examples/ > kcel-test.xml
+  kcel test --k8s-version 1.36 -o junit examples/ > kcel-test.xml
   kcel test --update examples/widget.kcel-test.yaml   # record answers of new cases, rewrite failing ones
 
 exit status: 0 all passed, 1 a case failed, 2 a suite cannot be read (or bad usage)

@@ -50,6 +50,8 @@ class AdmissionExpect:
     code: int | None = None
     warnings: tuple[str, ...] | None = None
     audit_annotations: Mapping[str, str] | None = None
+    patched: Mapping[str, Any] | None = None  # the object after the MutatingAdmissionPolicies
+    patch: tuple[Mapping[str, Any], ...] | None = None  # the JSON Patch a webhook would return (): not mutated
 
 
 Expect = CRDExpect | AdmissionExpect

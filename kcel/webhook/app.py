@@ -83,6 +83,7 @@ class Webhook:
     def app(self) -> Starlette:
         routes = [
             Route("/validate", self.validate, methods=["POST"]),
+            Route("/mutate", self.mutate, methods=["POST"]),
             Route("/", self.validate, methods=["POST"]),
             Route("/healthz", self.healthz, methods=["GET"]),
             Route("/readyz", self.readyz, methods=["GET"]),
@@ -145,6 +146,14 @@ class Webhook:
     # -- admission ------------------------------------------------------------------------------------
 
     async def validate(self, request: Request) -> Response:
+        """A validating webhook: the ValidatingAdmissionPolicies decide the object as it arrives."""
+        return await self._review(request, "validate")
+
+    async def mutate(self, request: Request) -> Response:
+        """A mutating webhook: the MutatingAdmissionPolicies' changes as a JSON patch (or their denial)."""
+        return await self._review(request, "mutate")
+
+    async def _review(self, request: Request, mode: str) -> Response:
         """Answer one AdmissionReview; never raises, so every request gets a well-formed answer."""
         started = time.monotonic()
         budget = self._budget(request.query_params.get("timeout"))
@@ -160,11 +169,11 @@ class Webhook:
         except asyncio.TimeoutError:
             return self._refuse(path, 408, f"request body not received within {budget:g}s", started)
         served = self.store.served
-        decision, label = await self._decide(review, served, deadline, budget)
+        decision, label = await self._decide(review, served, deadline, budget, mode)
         return self._answer(path, review, review.uid, decision, label, started, served)
 
     async def _decide(
-        self, review: Review, served: Served | None, deadline: float, budget: float
+        self, review: Review, served: Served | None, deadline: float, budget: float, mode: str
     ) -> tuple[DecisionLike, str]:
         fail_closed = self.settings.fail_closed
         if served is None:
@@ -172,7 +181,7 @@ class Webhook:
         loop = asyncio.get_running_loop()
         self.metrics.in_flight.inc()
         try:
-            future = loop.run_in_executor(self.executor, _admit, served, review.request, deadline)
+            future = loop.run_in_executor(self.executor, _admit, served, review.request, deadline, mode)
             decision: DecisionLike = await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()) + GRACE)
         except (asyncio.TimeoutError, DeadlineExceeded):
             message = f"policy evaluation did not finish within {budget:g}s"
@@ -241,11 +250,12 @@ class Webhook:
         return response
 
 
-def _admit(served: Served, request: Mapping[str, Any], deadline: float) -> DecisionLike:
+def _admit(served: Served, request: Mapping[str, Any], deadline: float, mode: str) -> DecisionLike:
     """Runs in the pool: skip requests whose deadline passed while they queued."""
     if time.monotonic() >= deadline:
         raise DeadlineExceeded
-    decision: DecisionLike = served.policies.admit(request, deadline=deadline)
+    decide = served.policies.mutate if mode == "mutate" else served.policies.validate
+    decision: DecisionLike = decide(request, deadline=deadline)
     return decision
 
 

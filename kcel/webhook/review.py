@@ -10,6 +10,7 @@ read a uid from therefore cannot get an AdmissionReview back and is answered wit
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -67,6 +68,8 @@ class DecisionLike(Protocol):
     def audit_annotations(self) -> Mapping[str, str]: ...
     @property
     def cost(self) -> int: ...
+    @property
+    def patch(self) -> tuple[Mapping[str, Any], ...]: ...
 
 
 class ReviewError(Exception):
@@ -107,6 +110,7 @@ class ServerDecision:
     warnings: tuple[str, ...] = ()
     audit_annotations: Mapping[str, str] = field(default_factory=dict)
     cost: int = 0
+    patch: tuple[Mapping[str, Any], ...] = ()
 
 
 def parse_review(body: bytes) -> Review:
@@ -202,6 +206,10 @@ def review_response(uid: str, decision: DecisionLike) -> dict[str, Any]:
         if decision.message:
             status["message"] = decision.message
         response["status"] = status
+    elif decision.patch:  # a mutating webhook's answer: base64 of the JSON Patch
+        response["patchType"] = "JSONPatch"
+        patch = json.dumps(list(decision.patch), separators=(",", ":"), ensure_ascii=False).encode()
+        response["patch"] = base64.b64encode(patch).decode("ascii")
     if decision.warnings:
         response["warnings"] = list(decision.warnings)
     if decision.audit_annotations:

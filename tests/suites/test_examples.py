@@ -21,7 +21,7 @@ SUITES = sorted(EXAMPLES.rglob("*.kcel-test.yaml"))
 
 def test_there_are_example_suites_for_crds_and_admission() -> None:
     assert [p.relative_to(EXAMPLES).as_posix() for p in SUITES] == [
-        "admission/admission.kcel-test.yaml", "widget.kcel-test.yaml"
+        "admission/admission.kcel-test.yaml", "admission/mutating/mutating.kcel-test.yaml", "widget.kcel-test.yaml"
     ]  # fmt: skip
 
 
@@ -90,7 +90,8 @@ def test_junit_output_parses(broken: Path, capsys: pytest.CaptureFixture[str]) -
     assert root.get("failures") == "4" and root.get("errors") == "0" and root.get("skipped") == "0"
     names = {s.get("name") for s in root.findall("testsuite")}
     admission = str(broken / "admission" / "admission.kcel-test.yaml")
-    assert names == {admission, f"{admission} (document 1)", str(broken / "widget.kcel-test.yaml")}
+    mutating = str(broken / "admission" / "mutating" / "mutating.kcel-test.yaml")
+    assert names == {admission, f"{admission} (document 1)", mutating, str(broken / "widget.kcel-test.yaml")}
     failed = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
     assert sorted(failed) == [
         "anyone else may not", "replicas above maxReplicas", "seven replicas are denied, with a warning",

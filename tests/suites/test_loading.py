@@ -144,7 +144,7 @@ def test_malformed_cases(tmp_path: Path, capsys: pytest.CaptureFixture[str], cas
         ({"crds": "widget-crd.yaml", "base": {**WIDGET, "kind": "Gizmo"}, "cases": [CASE]},
          "base: no CRD in crds serves apiVersion example.com/v1, kind Gizmo"),
         ({"policies": "widget-crd.yaml", "base": WIDGET, "cases": [{**CASE, "expect": "allowed"}]},
-         "policies: no ValidatingAdmissionPolicy in these files"),
+         "policies: no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in these files"),
         ({"policies": "widget-crd.yaml", "base": WIDGET, "cases": [CASE]},
          "cases[0].expect: must be allowed, denied or a mapping, not 'valid'"),
         ({"policies": "widget-crd.yaml", "namespaces": {"a": {"env": 1}}, "base": WIDGET, "cases": [CASE]},

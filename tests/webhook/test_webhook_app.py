@@ -7,6 +7,7 @@ server's behaviour on its own; tests/webhook/test_webhook_e2e.py runs the real e
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import threading
@@ -35,6 +36,7 @@ class Verdict:
     warnings: tuple[str, ...] = ()
     audit_annotations: Mapping[str, str] = field(default_factory=dict)
     cost: int = 3
+    patch: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass
@@ -45,12 +47,21 @@ class StandIn:
     hook: Callable[[], None] = lambda: None
     deadlines: list[float | None] = field(default_factory=list)
 
-    def admit(self, request: Mapping[str, Any], *, authorizer: object = None, deadline: float | None = None) -> Verdict:
+    def validate(
+        self, request: Mapping[str, Any], *, authorizer: object = None, deadline: float | None = None
+    ) -> Verdict:
         self.deadlines.append(deadline)
         self.hook()
         if request["name"] == "bad":
             return Verdict(False, 403, "Forbidden", "bad is a bad name", ("named bad",), {"p/name": "bad"}, 7)
         return Verdict(True, warnings=("looked at it",))
+
+    def mutate(
+        self, request: Mapping[str, Any], *, authorizer: object = None, deadline: float | None = None
+    ) -> Verdict:
+        """Labels every object `mutated: "yes"`."""
+        self.deadlines.append(deadline)
+        return Verdict(True, patch=({"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}},))
 
 
 def review(name: str = "web", uid: str = UID) -> dict[str, Any]:
@@ -114,6 +125,13 @@ async def test_an_allowed_review(client: httpx.AsyncClient) -> None:
     }
 
 
+async def test_mutate_answers_with_a_base64_json_patch(client: httpx.AsyncClient) -> None:
+    response = (await client.post("/mutate", json=review())).json()["response"]
+    assert response["allowed"] is True and response["patchType"] == "JSONPatch"
+    patch = json.loads(base64.b64decode(response["patch"]))
+    assert patch == [{"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}}]
+
+
 async def test_a_denied_review_on_the_root_path(client: httpx.AsyncClient) -> None:
     response = (await client.post("/", json=review("bad"))).json()["response"]
     assert response == {
@@ -145,7 +163,7 @@ async def test_an_undeclared_oversized_body_is_refused_while_streaming(client: h
 
 async def test_get_on_validate_is_405_and_unknown_paths_404(client: httpx.AsyncClient) -> None:
     assert (await client.get("/validate")).status_code == 405
-    assert (await client.post("/mutate", json=review())).status_code == 404
+    assert (await client.post("/mutated", json=review())).status_code == 404
 
 
 async def test_probes_and_metrics(client: httpx.AsyncClient) -> None:

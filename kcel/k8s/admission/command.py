@@ -1,4 +1,5 @@
-"""`kcel admit`: what the API server's ValidatingAdmissionPolicies would decide for manifests, offline.
+"""`kcel admit`: what the API server's admission policies would do to manifests, offline: the object the
+MutatingAdmissionPolicies make of each (a diff, and the JSON patch), then the ValidatingAdmissionPolicies' decision.
 
 Only argparse is imported at module level, so that building the `kcel` parser stays cheap.
 """
@@ -35,6 +36,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--params", action="append", default=[], metavar="DIR", help="param objects, Namespaces and CRDs"
     )
     parser.add_argument("--rbac", action="append", default=[], metavar="DIR", help="RBAC objects for `authorizer`")
+    parser.add_argument(
+        "--schema", action="append", default=[], metavar="FILE",
+        help="OpenAPI v3 of built-in kinds for apply configurations (kubectl get --raw /openapi/v3/apis/apps/v1); "
+        "not needed with pip install 'kcel[schemas]'",
+    )  # fmt: skip
     parser.add_argument("--old", metavar="OLD.yaml", help="the objects before the update")
     parser.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE", "CONNECT"), type=str.upper)
     parser.add_argument("--user", default="", help="the requesting user's name")
@@ -64,9 +70,12 @@ def _run(args: argparse.Namespace) -> int:
 
     if not args.policy and not args.binding:
         raise UsageError("no policies given (use --policy FILE|DIR)")
-    _exists([*args.policy, *args.binding, *args.params, *args.rbac, *args.objects, *([args.old] if args.old else [])])
+    given = [*args.policy, *args.binding, *args.params, *args.rbac, *args.schema, *args.objects]
+    _exists([*given, *([args.old] if args.old else [])])
     try:
-        policies = PolicySet.load([*args.policy, *args.binding], resources=args.params, k8s_version=args.k8s_version)
+        policies = PolicySet.load(
+            [*args.policy, *args.binding], resources=args.params, schemas=args.schema, k8s_version=args.k8s_version
+        )
     except ValueError as err:  # an unknown --k8s-version
         raise UsageError(str(err)) from None
     authorizer = _authorizer(args.rbac)
@@ -150,7 +159,7 @@ def _admit_all(
 
 
 def _admit(args: argparse.Namespace, policies: PolicySet, authorizer: Any, obj: Any, old: Any) -> dict[str, Any]:
-    from kcel.k8s.admission.request import request_from_objects
+    from kcel.k8s.admission.request import guessed_resource_warning, request_from_objects
 
     groups = list(dict.fromkeys([*args.group, "system:authenticated"]))
     request = request_from_objects(
@@ -158,11 +167,17 @@ def _admit(args: argparse.Namespace, policies: PolicySet, authorizer: Any, obj: 
         subresource=args.subresource, crds=policies.resources.crds,
     )  # fmt: skip
     decision = policies.admit(request, authorizer=authorizer)
-    return _record(request, decision)
+    record = _record(request, decision)
+    subject = obj if obj is not None else old
+    guess = guessed_resource_warning(str(subject.get("apiVersion", "")), str(subject.get("kind", "")),
+                                     policies.resources.crds)  # fmt: skip
+    record["notes"] = [guess] if guess and not args.subresource else []
+    return record
 
 
 def _record(request: dict[str, Any], decision: Decision) -> dict[str, Any]:
-    return {
+    mutation = {"object": request.get("object"), "patched": decision.patched, "patch": list(decision.patch)}
+    return mutation | {
         "kind": request["kind"]["kind"], "namespace": request["namespace"], "name": request["name"],
         "operation": request["operation"], "allowed": decision.allowed, "code": decision.code,
         "reason": decision.reason, "message": decision.message, "statusMessage": decision.status_message,
@@ -179,6 +194,11 @@ def _print(record: dict[str, Any], verbose: bool) -> None:
     target = f"{record['kind']} {record['namespace'] + '/' if record['namespace'] else ''}{record['name']}"
     verdict = "allowed" if record["allowed"] else f"denied ({record['code']} {record['reason']})"
     print(f"{record['source']}: {target} {record['operation']}: {verdict}")
+    for note in record["notes"]:
+        print(f"  kcel: warning: {note}")
+    if record["patched"] is not None:
+        print(f"  mutated ({len(record['patch'])} patch operations):")
+        print(_diff(record["object"], record["patched"]), end="")
     for warning in record["warnings"]:
         print(f"  Warning: {warning}")
     if not record["allowed"]:
@@ -191,3 +211,17 @@ def _print(record: dict[str, Any], verbose: bool) -> None:
             detail = f" ({e['detail']})" if e["detail"] else ""
             print(f"  - {e['policy']} / {e['binding']}{param}: {e['outcome']}{detail}")
         print(f"  cost: {record['cost']}")
+
+
+def _diff(before: Any, after: Any) -> str:
+    """A unified diff of the object as YAML, indented under the record."""
+    import difflib
+
+    import yaml
+
+    def lines(value: Any) -> list[str]:
+        text: str = yaml.safe_dump(value, sort_keys=True, default_flow_style=False)
+        return text.splitlines(keepends=True)
+
+    diff = difflib.unified_diff(lines(before), lines(after), "object", "mutated", n=2)
+    return "".join(f"    {line}" if line.endswith("\n") else f"    {line}\n" for line in diff)

@@ -37,6 +37,7 @@ from kcel.eval.equality import cel_equals
 from kcel.eval.program import Program
 from kcel.k8s import field as fe
 from kcel.k8s.admission.model import NamedExpression, Policy
+from kcel.libs import k8s_jsonpatch, k8s_mutation
 from kcel.libs.k8s_authz import AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE
 from kcel.values import NONE, Optional
 
@@ -228,7 +229,10 @@ class Environments:
 
     base: Env
 
-    def declare(self, has_params: bool, has_authorizer: bool, variables: VariablesType) -> Env:
+    def declare(
+        self, has_params: bool, has_authorizer: bool, variables: VariablesType, patch_types: bool = False
+    ) -> Env:
+        """compile.go createEnvForOpts; `patch_types`: the MutatingAdmissionPolicy types and `jsonpatch` library."""
         declared: dict[str, str | CelType] = {
             "object": DYN, "oldObject": DYN, "namespaceObject": NAMESPACE_TYPE, "request": REQUEST_TYPE,
             "variables": variables.cel,
@@ -238,26 +242,33 @@ class Environments:
         if has_authorizer:
             declared["authorizer"] = AUTHORIZER_TYPE
             declared["authorizer.requestResource"] = RESOURCE_CHECK_TYPE
-        return self.base.extend(declared)
+        return self.base.extend(declared, (k8s_mutation.LIBRARY, k8s_jsonpatch.LIBRARY) if patch_types else ())
+
+
+def compile_variables(
+    variables: Sequence[NamedExpression], envs: Environments, has_params: bool
+) -> tuple[dict[str, Compiled], VariablesType]:
+    """composition.go CompileAndStoreVariables: each variable sees those before it, typed by its result."""
+    fields: dict[str, CelType] = {}
+    compiled_variables: dict[str, Compiled] = {}
+    for variable in variables:
+        env = envs.declare(has_params, True, VariablesType(fields))
+        compiled = compile_expression(env, variable.expression, ANY_RESULT)
+        fields[variable.name] = declared_type(compiled.program.output_type) if compiled.program else DYN
+        compiled_variables[variable.name] = compiled
+    return compiled_variables, VariablesType(fields)
 
 
 def compile_policy(policy: Policy, envs: Environments) -> CompiledPolicy:
     """plugin.go compilePolicy: variables first (each sees those before it), then everything else."""
     has_params = policy.param_kind is not None
-    fields: dict[str, CelType] = {}
-    variables: dict[str, Compiled] = {}
-    for variable in policy.variables:
-        env = envs.declare(has_params, True, VariablesType(fields))
-        compiled = compile_expression(env, variable.expression, ANY_RESULT)
-        fields[variable.name] = declared_type(compiled.program.output_type) if compiled.program else DYN
-        variables[variable.name] = compiled
-    composed = VariablesType(fields)
+    variables, composed = compile_variables(policy.variables, envs, has_params)
     env = envs.declare(has_params, True, composed)
     message_env = envs.declare(has_params, False, composed)
     return CompiledPolicy(
         policy=policy,
         variables=tuple(variables.items()),
-        match_conditions=_named(env, policy.match_conditions, BOOL_RESULT),
+        match_conditions=compile_named(env, policy.match_conditions, BOOL_RESULT),
         validations=tuple(compile_expression(env, v.expression, BOOL_RESULT) for v in policy.validations),
         messages=tuple(
             compile_expression(message_env, v.message_expression, STRING_RESULT) if v.message_expression else None
@@ -269,5 +280,5 @@ def compile_policy(policy: Policy, envs: Environments) -> CompiledPolicy:
     )
 
 
-def _named(env: Env, expressions: Sequence[NamedExpression], results: Sequence[CelType]) -> tuple[Any, ...]:
+def compile_named(env: Env, expressions: Sequence[NamedExpression], results: Sequence[CelType]) -> tuple[Any, ...]:
     return tuple((e.name, compile_expression(env, e.expression, results)) for e in expressions)

@@ -43,13 +43,19 @@ class Decision:
     status_message: str = ""
     status_details: Mapping[str, str] = field(default_factory=dict)  # group, kind (the resource), name
     evaluations: tuple[Evaluation, ...] = ()
+    causes: tuple[str, ...] = ()
+    """Every error behind a denial, when there are several (the Status's details.causes)."""
+    patched: Mapping[str, Any] | None = None
+    """The object after MutatingAdmissionPolicies (None when none mutated it)."""
+    patch: tuple[Mapping[str, Any], ...] = ()
+    """The JSON Patch from the request's object to `patched`, as a mutating webhook would return it."""
 
     def status(self) -> dict[str, Any]:
         """The metav1.Status of a denial (empty when allowed), as the API server would send it."""
         if self.allowed:
             return {}
         details: dict[str, Any] = {k: v for k, v in self.status_details.items() if v}
-        details["causes"] = [{"message": self.message}]
+        details["causes"] = [{"message": cause} for cause in self.causes or (self.message,)]
         return {
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": self.status_message, "reason": self.reason, "details": details, "code": self.code,

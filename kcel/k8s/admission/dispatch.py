@@ -18,7 +18,7 @@ from kcel.k8s.admission.compilation import CompiledPolicy
 from kcel.k8s.admission.decision import CODES, Decision, Evaluation
 from kcel.k8s.admission.evaluation import Inputs, Meter, PolicyDecision, ValidateResult, validate
 from kcel.k8s.admission.matching import GVK, GVR, matches, selects
-from kcel.k8s.admission.model import AUDIT, DENY, FAIL, WARN, Binding, Policy
+from kcel.k8s.admission.model import AUDIT, DENY, FAIL, WARN, Binding, MutatingBinding, MutatingPolicy, Policy
 from kcel.k8s.admission.request import attributes_of, cel_request, object_name, resource_for, split_api_version
 from kcel.k8s.authorization.rbac import RBACAuthorizer
 from kcel.libs.k8s_authz import Authorizer, GroupCheck, ResourceCheck, UserInfo, authorizer_value
@@ -98,7 +98,9 @@ class ConfigError(Exception):
     """A binding that cannot be evaluated (no params, a misplaced paramRef): upstream's addConfigError."""
 
 
-def collect_params(policy: Policy, binding: Binding, namespace: str, resources: Resources) -> list[Any]:
+def collect_params(
+    policy: Policy | MutatingPolicy, binding: Binding | MutatingBinding, namespace: str, resources: Resources
+) -> list[Any]:
     """generic.CollectParams: [None] without paramKind or paramRef, else the params found; raises ConfigError."""
     kind, ref = policy.param_kind, binding.param_ref
     if kind is None or ref is None:

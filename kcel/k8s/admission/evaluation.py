@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kcel.errors import EvalError
 from kcel.k8s.admission.compilation import Compiled, CompiledPolicy
@@ -103,8 +103,17 @@ class Inputs:
     request_resource_check: Any
 
 
+class Composed(Protocol):
+    """A compiled policy of either kind: its variables and match conditions, each a name and its program."""
+
+    @property
+    def variables(self) -> tuple[tuple[str, Compiled], ...]: ...
+    @property
+    def match_conditions(self) -> tuple[tuple[str, Compiled], ...]: ...
+
+
 def activation(
-    inputs: Inputs, compiled: CompiledPolicy, meter: Meter, *, request: Mapping[str, Any], namespace: Any,
+    inputs: Inputs, compiled: Composed, meter: Meter, *, request: Mapping[str, Any], namespace: Any,
     authorizer: bool,
 ) -> tuple[dict[str, Any], LazyVariables]:  # fmt: skip
     """activation.go newActivation: the variables bound for one pass, with fresh lazy `variables`."""
@@ -228,26 +237,34 @@ def validate(compiled: CompiledPolicy, inputs: Inputs, meter: Meter) -> Validate
 
 
 def _match(run: _Run) -> ValidateResult | None:
-    """matchconditions.Matcher.Match: None when every condition holds, else the result to return."""
-    names = [name for name, _ in run.compiled.match_conditions]
+    """None when every match condition holds, else the result to return."""
+    matched, failed, error = match_conditions(run.compiled, run.failure_policy, run.inputs, run.meter)
+    if error:
+        return run.error(error)
+    return None if matched else ValidateResult(matched=False, failed_condition=failed)
+
+
+def match_conditions(compiled: Composed, failure_policy: str, inputs: Inputs, meter: Meter) -> tuple[bool, str, str]:
+    """matchconditions.Matcher.Match: (matches, the condition that was false, the error under `Fail`)."""
+    names = [name for name, _ in compiled.match_conditions]
     bound, variables = activation(
-        run.inputs, run.compiled, run.meter, request=run.inputs.condition_request, namespace=None, authorizer=True
+        inputs, compiled, meter, request=inputs.condition_request, namespace=None, authorizer=True
     )
-    expressions = [compiled for _, compiled in run.compiled.match_conditions]
+    expressions = [expression for _, expression in compiled.match_conditions]
     try:
-        results, _ = run_pass(expressions, bound, variables, run.meter, MATCH_CONDITIONS_BUDGET)
+        results, _ = run_pass(expressions, bound, variables, meter, MATCH_CONDITIONS_BUDGET)
     except OutOfBudget:
-        return run.error(OUT_OF_BUDGET) if run.failure_policy == FAIL else ValidateResult(matched=False)
+        return False, "", OUT_OF_BUDGET if failure_policy == FAIL else ""
     errors = []
     for name, result in zip(names, results, strict=True):
         assert result is not None
         if result.error is not None:
             errors.append(result.error)
         elif result.value is False:
-            return ValidateResult(matched=False, failed_condition=name)
+            return False, name, ""
     if errors:
-        return run.error(aggregate_errors(errors)) if run.failure_policy == FAIL else ValidateResult(matched=False)
-    return None
+        return False, "", aggregate_errors(errors) if failure_policy == FAIL else ""
+    return True, "", ""
 
 
 def _messages(run: _Run, remaining: int) -> tuple[list[Result | None], str]:

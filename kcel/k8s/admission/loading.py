@@ -16,14 +16,21 @@ from typing import Any
 
 from kcel.k8s import field as fe
 from kcel.k8s.admission.model import (
+    APPLY_CONFIGURATION,
     AUDIT,
     DENY,
     FAIL,
+    IF_NEEDED,
     IGNORE,
+    JSON_PATCH,
+    NEVER,
     WARN,
     AuditAnnotation,
     Binding,
     MatchResources,
+    MutatingBinding,
+    MutatingPolicy,
+    Mutation,
     NamedExpression,
     ParamKind,
     ParamRef,
@@ -38,6 +45,8 @@ from kcel.k8s.manifests.files import manifest_files
 
 GROUP = "admissionregistration.k8s.io"
 POLICY_KIND, BINDING_KIND = "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"
+MUTATING_KIND, MUTATING_BINDING_KIND = "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"
+MUTATING_OPERATIONS = ("*", "CONNECT", "CREATE", "UPDATE")  # supportedMutatingOperations: never DELETE
 REASONS = ("Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge")
 OPERATIONS = ("*", "CREATE", "UPDATE", "DELETE", "CONNECT")
 SCOPES = ("*", "Cluster", "Namespaced")
@@ -58,6 +67,8 @@ class Loaded:
 
     policies: list[Policy] = field(default_factory=list)
     bindings: list[Binding] = field(default_factory=list)
+    mutating_policies: list[MutatingPolicy] = field(default_factory=list)
+    mutating_bindings: list[MutatingBinding] = field(default_factory=list)
     objects: list[dict[str, Any]] = field(default_factory=list)  # anything else: params, Namespaces, CRDs
     problems: list[str] = field(default_factory=list)
 
@@ -74,6 +85,26 @@ def load(paths: Iterable[str | os.PathLike[str]], loaded: Loaded | None = None) 
         for path in files:
             _load_file(path, loaded)
     return loaded
+
+
+def load_schema_files(paths: Iterable[Path]) -> tuple[list[dict[str, Any]], list[str]]:
+    """OpenAPI v3 documents (`kubectl get --raw /openapi/v3/apis/apps/v1` saved to a file), and the problems."""
+    documents: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            problems.append(f"{path}: cannot read: {err}")
+            continue
+        for document in decode_documents(text, str(path)):
+            if document.error:
+                problems.append(document.error)
+            elif isinstance(document.value, Mapping) and isinstance(document.value.get("components"), Mapping):
+                documents.append(dict(document.value))
+            elif document.value is not None:
+                problems.append(f"{path}: document {document.index}: not an OpenAPI v3 document (no components)")
+    return documents, problems
 
 
 def _load_file(path: Path, loaded: Loaded) -> None:
@@ -104,6 +135,10 @@ def _add(value: Any, where: str, path: fe.Path, loaded: Loaded) -> None:
             loaded.policies.append(read_policy(_Reader(value, path), where))
         elif group == GROUP and kind == BINDING_KIND:
             loaded.bindings.append(read_binding(_Reader(value, path), where))
+        elif group == GROUP and kind == MUTATING_KIND:
+            loaded.mutating_policies.append(read_mutating_policy(_Reader(value, path), where))
+        elif group == GROUP and kind == MUTATING_BINDING_KIND:
+            loaded.mutating_bindings.append(read_mutating_binding(_Reader(value, path), where))
         else:
             loaded.objects.append(dict(value))
     except PolicyLoadError as err:
@@ -355,3 +390,84 @@ def _param_ref(doc: _Reader | None) -> ParamRef | None:
     if action not in (DENY, "Allow"):
         raise doc.reject(fe.not_supported(doc.at("parameterNotFoundAction"), action, (DENY, "Allow")))
     return ParamRef(name, doc.string("namespace"), selector, action)
+
+
+# -- MutatingAdmissionPolicy (validateMutatingAdmissionPolicySpec) -----------------------------------------------
+
+
+def read_mutating_policy(doc: _Reader, where: str) -> MutatingPolicy:
+    """A MutatingAdmissionPolicy; raises PolicyLoadError for what the API server would not accept."""
+    name = doc.name()
+    spec = doc.mapping("spec", required=True)
+    assert spec is not None
+    constraints = spec.mapping("matchConstraints", required=True)
+    assert constraints is not None
+    match = _match_resources(constraints)
+    if not match.resource_rules:
+        raise doc.reject(fe.required(constraints.at("resourceRules"), ""))
+    for rule in match.resource_rules:
+        for operation in rule.operations:
+            if operation not in MUTATING_OPERATIONS:
+                path = constraints.at("resourceRules").child("operations")
+                raise doc.reject(fe.not_supported(path, operation, MUTATING_OPERATIONS))
+    conditions = tuple(_named(c, "expression") for c in spec.mappings("matchConditions"))
+    _unique([c.name for c in conditions], spec.at("matchConditions"), "name")
+    mutations = tuple(_mutation(m) for m in spec.mappings("mutations"))
+    if not mutations:
+        raise doc.reject(fe.required(spec.at("mutations"), "mutations must contain at least one item"))
+    if not spec.string("reinvocationPolicy"):
+        raise doc.reject(fe.required(spec.at("reinvocationPolicy"), ""))
+    return MutatingPolicy(
+        name=name,
+        match_constraints=match,
+        mutations=mutations,
+        reinvocation_policy=spec.choice("reinvocationPolicy", (IF_NEEDED, NEVER), NEVER),
+        match_conditions=conditions,
+        variables=tuple(_variable(v) for v in spec.mappings("variables")),
+        param_kind=_param_kind(spec.mapping("paramKind")),
+        failure_policy=spec.choice("failurePolicy", (FAIL, IGNORE), FAIL),
+        api_version=str(doc.data.get("apiVersion")),
+        source=where,
+    )
+
+
+def _mutation(doc: _Reader) -> Mutation:
+    patch_type = doc.string("patchType")
+    if not patch_type:
+        raise doc.reject(fe.required(doc.at("patchType"), ""))
+    keys = {APPLY_CONFIGURATION: "applyConfiguration", JSON_PATCH: "jsonPatch"}
+    if patch_type not in keys:
+        raise doc.reject(fe.not_supported(doc.at("patchType"), patch_type, sorted(keys)))
+    wanted, other = keys[patch_type], keys[JSON_PATCH if patch_type == APPLY_CONFIGURATION else APPLY_CONFIGURATION]
+    body = doc.mapping(wanted)
+    if body is None:
+        raise doc.reject(fe.required(doc.at(wanted), f"must be specified when patchType is {patch_type}"))
+    if doc.data.get(other) is not None:
+        detail = f"must not be specified when patchType is {patch_type}"
+        raise doc.reject(fe.invalid(doc.at(other), f"{{{other}}}", detail))
+    expression = body.string("expression")
+    if not expression.strip():
+        raise doc.reject(fe.required(body.at("expression"), ""))
+    return Mutation(patch_type, expression)
+
+
+def read_mutating_binding(doc: _Reader, where: str) -> MutatingBinding:
+    """A MutatingAdmissionPolicyBinding; raises PolicyLoadError for what the API server would not accept."""
+    name = doc.name()
+    spec = doc.mapping("spec", required=True)
+    assert spec is not None
+    match = spec.mapping("matchResources")
+    resources = _match_resources(match) if match is not None else None
+    for rule in resources.resource_rules if resources is not None else ():
+        for operation in rule.operations:
+            if operation not in MUTATING_OPERATIONS:
+                path = spec.at("matchResources").child("resourceRules").child("operations")
+                raise doc.reject(fe.not_supported(path, operation, MUTATING_OPERATIONS))
+    return MutatingBinding(
+        name=name,
+        policy_name=spec.string("policyName", required=True),
+        param_ref=_param_ref(spec.mapping("paramRef")),
+        match_resources=resources,
+        api_version=str(doc.data.get("apiVersion")),
+        source=where,
+    )

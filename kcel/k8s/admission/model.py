@@ -98,3 +98,41 @@ class Binding:
     param_ref: ParamRef | None = None
     match_resources: MatchResources | None = None
     source: str = ""
+
+
+# -- MutatingAdmissionPolicy ---------------------------------------------------------------------------------------
+
+APPLY_CONFIGURATION, JSON_PATCH = "ApplyConfiguration", "JSONPatch"
+NEVER, IF_NEEDED = "Never", "IfNeeded"
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    """One entry of spec.mutations: its patch type and the CEL expression that builds the patch."""
+
+    patch_type: str
+    expression: str
+
+
+@dataclass(frozen=True, slots=True)
+class MutatingPolicy:
+    name: str
+    match_constraints: MatchResources
+    mutations: tuple[Mutation, ...]
+    reinvocation_policy: str = NEVER
+    match_conditions: tuple[NamedExpression, ...] = ()
+    variables: tuple[NamedExpression, ...] = ()
+    param_kind: ParamKind | None = None
+    failure_policy: str = FAIL
+    api_version: str = "admissionregistration.k8s.io/v1"
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MutatingBinding:
+    name: str
+    policy_name: str
+    param_ref: ParamRef | None = None
+    match_resources: MatchResources | None = None
+    api_version: str = "admissionregistration.k8s.io/v1"
+    source: str = ""

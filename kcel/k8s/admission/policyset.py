@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,17 @@ from kcel.k8s.admission.compilation import Compiled, CompiledPolicy, Environment
 from kcel.k8s.admission.decision import Decision
 from kcel.k8s.admission.dispatch import Admission, Resources
 from kcel.k8s.admission.evaluation import Meter
-from kcel.k8s.admission.loading import Loaded, load
-from kcel.k8s.admission.model import Binding
+from kcel.k8s.admission.loading import Loaded, load, load_schema_files
+from kcel.k8s.admission.model import APPLY_CONFIGURATION, JSON_PATCH, Binding, MutatingBinding, MutatingPolicy
+from kcel.k8s.admission.mutation import (
+    CompiledMutatingPolicy,
+    MutatingResult,
+    compile_mutating_policy,
+    mutate_request,
+)
 from kcel.k8s.environment import NEWEST, server_version
+from kcel.k8s.patch.diff import diff
+from kcel.k8s.patch.schemas import SchemaSource
 from kcel.libs.k8s_authz import Authorizer
 
 
@@ -34,7 +43,9 @@ class PolicySet:
     []
     """
 
-    def __init__(self, loaded: Loaded, k8s_version: str | None = None) -> None:
+    def __init__(
+        self, loaded: Loaded, k8s_version: str | None = None, schema_files: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
         self.server = server_version(k8s_version)  # the API server answering (ValueError if unsupported)
         envs = Environments(Env(k8s_version=k8s_version or NEWEST, environment="stored"))
         self.problems: list[str] = list(loaded.problems)
@@ -55,6 +66,41 @@ class PolicySet:
             for b in loaded.bindings
             if b.policy_name not in known
         ]
+        self._mutating(loaded, envs, schema_files)
+
+    def _mutating(self, loaded: Loaded, envs: Environments, schema_files: Sequence[Mapping[str, Any]]) -> None:
+        """MutatingAdmissionPolicies of an API version this server serves, compiled; their bindings by policy."""
+        served = []
+        for policy in loaded.mutating_policies + loaded.mutating_bindings:
+            since = MUTATING_API_VERSIONS.get(policy.api_version)
+            if since is None or self.server < since:
+                kind = "MutatingAdmissionPolicy" + ("" if isinstance(policy, MutatingPolicy) else "Binding")
+                self.problems.append(
+                    f"{policy.source}: {policy.api_version} {kind} is not served by Kubernetes "
+                    f"{self.server[0]}.{self.server[1]} ({_served_versions()})"
+                )
+            else:
+                served.append(policy)
+        with fe.answering_as(self.server):
+            self.mutating_policies: tuple[CompiledMutatingPolicy, ...] = tuple(
+                compile_mutating_policy(p, envs)
+                for p in sorted((p for p in served if isinstance(p, MutatingPolicy)), key=lambda p: p.name)
+            )
+        self.mutating_bindings: Mapping[str, tuple[MutatingBinding, ...]] = {
+            p.policy.name: tuple(sorted((b for b in served if isinstance(b, MutatingBinding)
+                                         and b.policy_name == p.policy.name), key=lambda b: b.name))
+            for p in self.mutating_policies
+        }  # fmt: skip
+        for compiled in self.mutating_policies:
+            self.problems += _problems(compiled.policy.source, _mutating_expressions(compiled))
+        known = {p.policy.name for p in self.mutating_policies}
+        self.problems += [
+            f"{b.source}: spec.policyName: no MutatingAdmissionPolicy named {b.policy_name!r} was loaded"
+            for b in served
+            if isinstance(b, MutatingBinding) and b.policy_name not in known
+        ]
+        crds = [o for o in loaded.objects if o.get("kind") == "CustomResourceDefinition"]
+        self.schemas = SchemaSource(f"{self.server[0]}.{self.server[1]}", schema_files, crds)
 
     @classmethod
     def load(
@@ -62,39 +108,121 @@ class PolicySet:
         paths: Sequence[str | os.PathLike[str]],
         *,
         resources: Sequence[str | os.PathLike[str]] = (),
+        schemas: Sequence[str | os.PathLike[str]] = (),
         k8s_version: str | None = None,
     ) -> PolicySet:
-        """Policies and bindings from files/directories (YAML/JSON, several documents, `kind: List`).
+        """Validating and mutating policies and bindings from files/directories (YAML/JSON, several documents,
+        `kind: List`).
 
         `resources`: param objects, Namespaces and CRDs (what the API server would look up); other objects in
-        the policy files count as resources too. Documents that cannot be used are listed in `.problems`.
+        the policy files count as resources too. `schemas`: OpenAPI v3 documents of built-in kinds
+        (`kubectl get --raw /openapi/v3/apis/apps/v1`) for apply configurations, when the `kcel[schemas]` extra
+        is not installed. Documents that cannot be used are listed in `.problems`.
         """
         loaded = load([Path(p) for p in paths])
         loaded = load([Path(p) for p in resources], loaded)
-        return cls(loaded, k8s_version)
+        schema_files, problems = load_schema_files([Path(p) for p in schemas])
+        loaded.problems += problems
+        return cls(loaded, k8s_version, schema_files)
 
     def admit(
         self, request: Mapping[str, Any], *, authorizer: Authorizer | None = None, deadline: float | None = None
     ) -> Decision:
-        """Decide an AdmissionReview v1 `request` (raises kcel.k8s.admission.RequestError if it is malformed).
+        """Decide an AdmissionReview v1 `request` as the API server's admission chain does: the
+        MutatingAdmissionPolicies mutate the object, then the ValidatingAdmissionPolicies decide on the result
+        (raises kcel.k8s.admission.RequestError if the request is malformed).
 
         `authorizer` answers the `authorizer` variable's checks (default: an RBAC authorizer with no bindings,
         which has no opinion); `deadline` is a time.monotonic() instant after which expressions still to run
         fail with "operation interrupted", under the policy's failure policy.
         """
+        return self._decide(request, authorizer, deadline, mutate=True, validate=True)
+
+    def mutate(
+        self, request: Mapping[str, Any], *, authorizer: Authorizer | None = None, deadline: float | None = None
+    ) -> Decision:
+        """Only the MutatingAdmissionPolicies (what a mutating webhook answers): the patch, or the denial."""
+        return self._decide(request, authorizer, deadline, mutate=True, validate=False)
+
+    def validate(
+        self, request: Mapping[str, Any], *, authorizer: Authorizer | None = None, deadline: float | None = None
+    ) -> Decision:
+        """Only the ValidatingAdmissionPolicies, on the object as given (a validating webhook's answer)."""
+        return self._decide(request, authorizer, deadline, mutate=False, validate=True)
+
+    def _decide(
+        self, request: Mapping[str, Any], authorizer: Authorizer | None, deadline: float | None, *, mutate: bool,
+        validate: bool,
+    ) -> Decision:  # fmt: skip
         with fe.answering_as(self.server):
-            return Admission(self.policies, self.bindings, self.resources, request, authorizer, Meter(deadline)).run()
+            meter = Meter(deadline)
+            policies = self.mutating_policies if mutate else ()
+            mutated = mutate_request(
+                policies, self.mutating_bindings, self.resources, self.schemas, request, authorizer, meter
+            )
+            if mutated.unavailable or mutated.errors:
+                return _mutation_denied(mutated, meter)
+            if validate:
+                decision = Admission(
+                    self.policies, self.bindings, self.resources, mutated.request, authorizer, meter
+                ).run()
+            else:
+                decision = Decision(True, 200, "", "", cost=meter.spent)
+        original, final = request.get("object"), mutated.request.get("object")
+        if mutated.evaluations:
+            decision = replace(decision, evaluations=mutated.evaluations + decision.evaluations)
+        if final == original:
+            return decision
+        return replace(decision, patched=final, patch=tuple(diff(original, final)))
+
+
+MUTATING_API_VERSIONS = {f"admissionregistration.k8s.io/{v}": since for v, since in
+                         (("v1alpha1", (1, 32)), ("v1beta1", (1, 34)), ("v1", (1, 36)))}  # fmt: skip
+
+
+def _served_versions() -> str:
+    return ", ".join(f"{v.rpartition('/')[2]} from {m}.{n}" for v, (m, n) in MUTATING_API_VERSIONS.items())
+
+
+def _mutation_denied(mutated: MutatingResult, meter: Meter) -> Decision:
+    """The API server's answer when the mutating phase rejects the request (generic Dispatch's status)."""
+    evaluations = mutated.evaluations
+    if mutated.unavailable:
+        message = mutated.unavailable
+        return Decision(False, 503, "ServiceUnavailable", message, cost=meter.spent, status_message=message,
+                        status_details=mutated.details, evaluations=evaluations)  # fmt: skip
+    first = mutated.errors[0]
+    message = first.text()
+    return Decision(
+        False, 403, first.reason or "Forbidden", message, cost=meter.spent, status_message=message,
+        evaluations=evaluations, causes=tuple(e.text() for e in mutated.errors), status_details=mutated.details,
+    )  # fmt: skip
 
 
 def _compile_problems(policies: Sequence[CompiledPolicy]) -> list[str]:
     """What the API server's create-time validation reports: expressions that do not compile (first line)."""
+    return [problem for compiled in policies for problem in _problems(compiled.policy.source, _expressions(compiled))]
+
+
+def _problems(source: str, expressions: list[tuple[str, Compiled]]) -> list[str]:
     problems = []
-    for compiled in policies:
-        for path, item in _expressions(compiled):
-            if item.program is None:
-                first = item.error.splitlines()[0] if item.error else ""
-                problems.append(f"{compiled.policy.source}: {path}: Invalid value: {json.dumps(item.text)}: {first}")
+    for path, item in expressions:
+        if item.program is None:
+            first = item.error.splitlines()[0] if item.error else ""
+            problems.append(f"{source}: {path}: Invalid value: {json.dumps(item.text)}: {first}")
     return problems
+
+
+def _mutating_expressions(compiled: CompiledMutatingPolicy) -> list[tuple[str, Compiled]]:
+    keys = {APPLY_CONFIGURATION: "applyConfiguration", JSON_PATCH: "jsonPatch"}
+    found: list[tuple[str, Compiled]] = []
+    found += [(f"spec.variables[{i}].expression", c) for i, (_, c) in enumerate(compiled.variables)]
+    found += [(f"spec.matchConditions[{i}].expression", c) for i, (_, c) in enumerate(compiled.match_conditions)]
+    found += [
+        (f"spec.mutations[{i}].{keys[m.patch_type]}.expression", c)
+        for i, (m, c) in enumerate(zip(compiled.policy.mutations, compiled.mutations, strict=True))
+    ]
+    return found
 
 
 def _expressions(compiled: CompiledPolicy) -> list[tuple[str, Compiled]]:

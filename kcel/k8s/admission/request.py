@@ -64,6 +64,28 @@ def guess_plural(kind: str) -> str:
     return singular + "s"
 
 
+BUILTIN_GROUPS = frozenset(
+    "apps batch autoscaling policy admissionregistration.k8s.io apiextensions.k8s.io apiregistration.k8s.io "
+    "authentication.k8s.io authorization.k8s.io certificates.k8s.io coordination.k8s.io discovery.k8s.io "
+    "events.k8s.io flowcontrol.apiserver.k8s.io internal.apiserver.k8s.io networking.k8s.io node.k8s.io "
+    "rbac.authorization.k8s.io resource.k8s.io scheduling.k8s.io storage.k8s.io storagemigration.k8s.io".split()
+) | {""}
+
+
+def guessed_resource_warning(api_version: str, kind: str, crds: Iterable[Any] = ()) -> str:
+    """A note when a custom kind's resource is only the RESTMapper's guess (`Mesh` -> `meshs`): a policy whose rules
+    name the real plural does not match it, and nothing says so. "" for built-in kinds and kinds of given CRDs."""
+    group, _ = split_api_version(api_version)
+    if group in BUILTIN_GROUPS or any(crd.group == group and crd.kind == kind for crd in crds):
+        return ""
+    guess = guess_plural(kind)
+    return (
+        f"{kind} ({api_version}) is matched as resource {guess!r}, the API server's guess from the kind "
+        f"(UnsafeGuessKindToResource): policies whose rules name its real plural do not match it; give its "
+        "CustomResourceDefinition (--params crd.yaml) to use the CRD's plural"
+    )
+
+
 def split_api_version(api_version: str) -> tuple[str, str]:
     """`apps/v1` -> ("apps", "v1"); `v1` -> ("", "v1")."""
     group, _, version = api_version.rpartition("/")
