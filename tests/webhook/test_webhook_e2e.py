@@ -6,6 +6,9 @@ tests/webhook/policies and the params/Namespaces in tests/webhook/resources.
 
 from __future__ import annotations
 
+import base64
+import copy
+import importlib.util
 import json
 import os
 import shutil
@@ -23,6 +26,8 @@ from typing import Any
 import httpx
 import pytest
 import trustme
+
+from kcel.k8s.patch.jsonpatch import apply_patch
 
 if not hasattr(pytest.importorskip("kcel.k8s.admission"), "PolicySet"):
     pytest.skip("the policy engine (kcel.k8s.admission.PolicySet) is not in this tree yet", allow_module_level=True)
@@ -206,6 +211,25 @@ def test_a_custom_resource_is_denied_warned_and_annotated(server: Server) -> Non
     assert clean["allowed"] is True and "warnings" not in clean
     denied = post(server, admission(WIDGET, "widgets", widget("huge", owner="bob")))
     assert denied["allowed"] is False and "size must be small or medium, not huge" in denied["status"]["message"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("kubernetes_validate") is None, reason="needs pip install 'kcel[schemas]'")
+def test_mutate_returns_the_patch_that_makes_the_mutated_object(server: Server) -> None:
+    obj = deployment(2)
+    review = admission(DEPLOYMENT, "deployments", obj)
+    with server.client() as client:
+        answer = client.post("/mutate?timeout=10s", json=review)
+    assert answer.status_code == 200, answer.text
+    response = answer.json()["response"]
+    assert response["allowed"] is True and response["patchType"] == "JSONPatch"
+    patched = apply_patch(obj, json.loads(base64.b64decode(response["patch"])))
+    expected = copy.deepcopy(obj)
+    expected["spec"]["template"]["spec"]["initContainers"] = [
+        {"name": "mesh-proxy", "image": "mesh/proxy:v1.0.0", "restartPolicy": "Always"}
+    ]
+    assert patched == expected
+    # the validating side sees the object as it comes (the API server has applied the patch by then)
+    assert "patch" not in post(server, review)
 
 
 def test_a_kind_no_policy_matches_is_allowed(server: Server) -> None:

@@ -38,6 +38,8 @@ from kcel.k8s.admission.evaluation import (
 )
 from kcel.k8s.admission.matching import Attributes, matches
 from kcel.k8s.admission.model import APPLY_CONFIGURATION, FAIL, IF_NEEDED, MutatingBinding, MutatingPolicy
+from kcel.k8s.crds.crd import CRD
+from kcel.k8s.customresources.defaulting import default
 from kcel.k8s.patch.jsonpatch import JSONPatchError, TestFailed, apply_patch
 from kcel.k8s.patch.merge import MergeError, apply_configuration
 from kcel.k8s.patch.schemas import SchemaNotFound, SchemaSource
@@ -208,6 +210,7 @@ class MutatingPhase:
     schemas: SchemaSource
     meter: Meter
     attributes: Attributes
+    crds: Sequence[CRD] = ()
     errors: list[PolicyError] = field(default_factory=list)
     evaluations: list[Evaluation] = field(default_factory=list)
     reinvocation: Reinvocation = field(default_factory=Reinvocation)
@@ -280,8 +283,22 @@ class MutatingPhase:
             raise MutationFailed(result.error)
         obj = copy.deepcopy(self.attributes.object)
         if patch_type == APPLY_CONFIGURATION:
-            return apply_object(obj, result.value, self.schemas)
-        return patch_json(obj, result.value)
+            patched = apply_object(obj, result.value, self.schemas)
+        else:
+            patched = patch_json(obj, result.value)
+        self.default(patched)
+        return patched
+
+    def default(self, obj: dict[str, Any]) -> None:
+        """dispatchOne's `o.GetObjectDefaulter().Default`: a custom resource gets its CRD's schema defaults.
+        (Built-in kinds' Go defaulting functions are not reproduced.)"""
+        group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
+        for crd in self.crds:
+            if crd.group == group and crd.kind == obj.get("kind"):
+                try:
+                    default(obj, crd.schema_of(crd.version(version)))
+                except KeyError:  # a version the CRD does not have
+                    pass
 
     def fail(self, invocation: Invocation, message: str, reason: str) -> None:
         policy = invocation.compiled.policy
@@ -347,12 +364,13 @@ def mutate_request(
     request: Mapping[str, Any],
     authorizer: Authorizer | None,
     meter: Meter,
+    crds: Sequence[CRD] = (),
 ) -> MutatingResult:
     """The MutatingAdmissionPolicy plugin on one request (CREATE, UPDATE and CONNECT only), reinvoked once."""
     admission = Admission((), {}, resources, request, authorizer, meter)
     if admission.attributes.operation == "DELETE" or not policies:
         return MutatingResult(request, (), ())
-    phase = MutatingPhase(schemas, meter, admission.attributes)
+    phase = MutatingPhase(schemas, meter, admission.attributes, crds)
     try:
         phase.run_pass(invocations(policies, bindings, admission, phase), reinvoking=False)
         if phase.reinvocation.requested and not any(e.policy.failure_policy == FAIL for e in phase.errors):

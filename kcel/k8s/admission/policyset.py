@@ -29,6 +29,7 @@ from kcel.k8s.admission.mutation import (
     compile_mutating_policy,
     mutate_request,
 )
+from kcel.k8s.crds.crd import crds_of
 from kcel.k8s.environment import NEWEST, server_version
 from kcel.k8s.patch.diff import diff
 from kcel.k8s.patch.schemas import SchemaSource
@@ -101,6 +102,7 @@ class PolicySet:
         ]
         crds = [o for o in loaded.objects if o.get("kind") == "CustomResourceDefinition"]
         self.schemas = SchemaSource(f"{self.server[0]}.{self.server[1]}", schema_files, crds)
+        self.crds = crds_of(crds)
 
     @classmethod
     def load(
@@ -158,7 +160,7 @@ class PolicySet:
             meter = Meter(deadline)
             policies = self.mutating_policies if mutate else ()
             mutated = mutate_request(
-                policies, self.mutating_bindings, self.resources, self.schemas, request, authorizer, meter
+                policies, self.mutating_bindings, self.resources, self.schemas, request, authorizer, meter, self.crds
             )
             if mutated.unavailable or mutated.errors:
                 return _mutation_denied(mutated, meter)

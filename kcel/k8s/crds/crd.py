@@ -9,7 +9,7 @@ the API server validates. Objects go through a CRD in `kcel.k8s.crds.objects`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
@@ -165,6 +165,17 @@ def _documents(name: str, text: str) -> list[Document]:
         if document.error:
             raise CRDLoadError(document.error)
     return documents
+
+
+def crds_of(documents: Iterable[Any]) -> list[CRD]:
+    """The CustomResourceDefinitions among already decoded objects; ones that cannot be read are left out."""
+    found = []
+    for i, document in enumerate(documents):
+        try:
+            found += _crds_in(document, f"object {i}", "")
+        except CRDLoadError:
+            continue
+    return found
 
 
 def _crds_in(document: Any, where: str, prefix: str) -> list[CRD]:

@@ -20,7 +20,7 @@ How Kubernetes' use (apiserver pkg/admission/plugin/policy/mutating/patch/json_p
 - a failed `test` (TestFailed) leaves the object unchanged; any other error fails with "JSON Patch: <text>";
 - the result is decoded strictly into the kind (unknown or duplicate fields fail): the caller's job;
 - a kube-apiserver sets the process-wide AccumulatedCopySizeLimit to 3 MiB (pkg/server/config.go,
-  JSONPatchMaxCopyBytes); v4's own default, 0 (unlimited), is ACCUMULATED_COPY_SIZE_LIMIT here.
+  JSONPatchMaxCopyBytes), and so does ACCUMULATED_COPY_SIZE_LIMIT here (v4's own default is 0, unlimited).
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from typing import Any, TypeAlias
 from kcel.k8s.environment import Version
 from kcel.k8s.field import api_server, json_text, quote
 
-ACCUMULATED_COPY_SIZE_LIMIT = 0
-"""jsonpatch.AccumulatedCopySizeLimit: the most bytes `copy` operations may add in one patch; 0 is unlimited."""
+ACCUMULATED_COPY_SIZE_LIMIT = 3 * 1024 * 1024
+"""jsonpatch.AccumulatedCopySizeLimit as the API server sets it: the most bytes `copy` operations may add in one
+patch (0 is unlimited)."""
 
 V4_13: Version = (1, 35)  # the first API server built with json-patch v4.13.0; 1.32-1.34 have v4.12.0
 

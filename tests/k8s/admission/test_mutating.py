@@ -305,3 +305,39 @@ def test_guessed_resources_are_pointed_out() -> None:
     note = guessed_resource_warning("mesh.example.io/v1", "Mesh")
     assert "'meshs'" in note and "CustomResourceDefinition" in note
     assert guessed_resource_warning("apps/v1", "Deployment") == ""
+
+
+WIDGET_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {
+        "group": "example.com", "scope": "Namespaced",
+        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {
+                "size": {"type": "string"},
+                "replicas": {"type": "integer", "default": 1},
+                "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+            }}},
+        }}}],
+    },
+}  # fmt: skip
+
+
+def test_custom_resources_merge_by_their_crd_and_get_its_defaults(tmp_path: Path) -> None:
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "default"},
+              "spec": {"tags": ["a"]}}  # fmt: skip
+    rule = {"apiGroups": ["example.com"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["widgets"]}
+    tag = apply("Object{spec: Object.spec{size: 'large', tags: ['b', 'a']}}")
+    documents = [mutating("m", tag, matchConstraints={"resourceRules": [rule]}), mutating_binding("m"), WIDGET_CRD]
+    decision = admit(tmp_path, documents, widget)
+    assert decision.allowed, decision.message
+    assert decision.patched is not None
+    assert decision.patched["spec"] == {"size": "large", "tags": ["b", "a"], "replicas": 1}  # SMD's set order
+    unknown = apply("Object{spec: Object.spec{colour: 'red'}}")
+    documents = [mutating("m", unknown, matchConstraints={"resourceRules": [rule]}), mutating_binding("m"), WIDGET_CRD]
+    decision = admit(tmp_path, documents, widget)
+    assert "failed to convert patch object to typed object: .spec.colour: field not declared in schema" in (
+        decision.message
+    )
