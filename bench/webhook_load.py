@@ -9,11 +9,14 @@ else counts as an error.
 
 Cases:
 
-* the reference: the same reviews through `PolicySet.admit` in this process, in one thread (no HTTP, no JSON);
+* the reference: the same reviews through `PolicySet.validate` (for /validate) or `PolicySet.mutate` (for /mutate)
+  in this process, in one thread (no HTTP, no JSON);
 * the server at 1, 16 and 64 concurrent keep-alive HTTP/1.1 connections, each bounded by a request count and a
   time limit: throughput, p50/p99 latency, CPU time per request of server and client, errors. The default load
   generator writes requests on asyncio TLS streams (`--client raw`); `--client httpx` uses httpx.AsyncClient,
   which costs several times the server's CPU per request and so, on a 2-core machine, measures mostly itself;
+* /mutate: the MutatingAdmissionPolicy of tests/webhook/policies (a sidecar added to Deployments by an apply
+  configuration, merged by the built-in schemas) at 1 and 16 connections; every Deployment answer must carry a patch;
 * memory: 100,000 requests at 16 connections, the server's RSS (from /proc) after warm-up, halfway and at the end.
 
 The load generator shares the machine with the server, so throughput figures are a lower bound for the server.
@@ -59,6 +62,8 @@ class Template:
     body: bytes
     allowed: bool
     request: dict[str, Any]
+    path: str = "/validate"
+    patched: bool = False  # a /mutate answer must carry a patch
 
 
 @dataclass
@@ -124,19 +129,29 @@ def reviews() -> list[Template]:
     return templates
 
 
+def mutate_reviews() -> list[Template]:
+    """The same reviews sent to /mutate: Deployments get the sidecar (a patch), the others pass unchanged."""
+    return [
+        Template(t.name, t.body, True, t.request, "/mutate", t.request["kind"]["kind"] == "Deployment")
+        for t in reviews()
+    ]
+
+
 def reference(templates: list[Template], seconds: float) -> float:
-    """Reviews per second through PolicySet.admit in-process: the engine alone."""
+    """Reviews per second through PolicySet.validate (or .mutate) in-process: the engine alone."""
     from kcel.k8s.admission import PolicySet
 
     files = sorted(POLICIES.glob("*.yaml"))
     policies = PolicySet.load(files, resources=sorted(RESOURCES.glob("*.yaml")))
+    decide = policies.mutate if templates[0].path == "/mutate" else policies.validate
     for template in templates:  # the templates must do what they claim, or the load test measures nonsense
-        decision = policies.admit(template.request)
+        decision = decide(template.request)
         assert decision.allowed == template.allowed, (template.name, decision)
+        assert bool(decision.patch) == template.patched, (template.name, decision)
     count, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
         for template in templates:
-            policies.admit(template.request)
+            decide(template.request)
         count += len(templates)
     return count / (time.perf_counter() - started)
 
@@ -151,8 +166,8 @@ class HttpxSender:
     async def open(self) -> None:
         pass
 
-    async def post(self, body: bytes) -> tuple[int, bytes]:
-        answer = await self.client.post("/validate?timeout=10s", content=body, headers=HEADERS)
+    async def post(self, body: bytes, path: str = "/validate") -> tuple[int, bytes]:
+        answer = await self.client.post(f"{path}?timeout=10s", content=body, headers=HEADERS)
         return answer.status_code, answer.content
 
     async def close(self) -> None:
@@ -172,10 +187,10 @@ class RawSender:
     async def open(self) -> None:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port, ssl=self.verify)
 
-    async def post(self, body: bytes) -> tuple[int, bytes]:
+    async def post(self, body: bytes, path: str = "/validate") -> tuple[int, bytes]:
         assert self.reader is not None and self.writer is not None
         head = (
-            f"POST /validate?timeout=10s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"POST {path}?timeout=10s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n"
         )
         self.writer.write(head.encode() + body)
@@ -222,7 +237,7 @@ async def drive(
 
     async def worker(offset: int, sender: HttpxSender | RawSender) -> None:
         await sender.open()
-        await sender.post(templates[0].body)
+        await sender.post(templates[0].body, templates[0].path)
         await ready.wait()
         index = offset
         while remaining[0] > 0 and time.perf_counter() < stop_at[0]:
@@ -233,7 +248,7 @@ async def drive(
             body = template.body.replace(UID.encode(), uid.encode(), 1)
             started = time.perf_counter()
             try:
-                status, content = await sender.post(body)
+                status, content = await sender.post(body, template.path)
                 problem = check(status, content, uid, template)
             except (httpx.HTTPError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
                 problem = f"{type(exc).__name__}: {exc}"
@@ -264,6 +279,8 @@ def check(status: int, content: bytes, uid: str, template: Template) -> str:
         return f"uid {response['uid']} != {uid}"
     if response["allowed"] != template.allowed:
         return f"{template.name}: allowed={response['allowed']} {response.get('status')}"
+    if ("patch" in response) != template.patched:
+        return f"{template.name}: patch {'missing' if template.patched else 'unexpected'}"
     return ""
 
 
@@ -384,7 +401,7 @@ def main() -> None:
     print(f"{machine}, {platform.platform()}; server --workers {args.workers} --threads {args.threads}; "
           f"client {args.client}")  # fmt: skip
     rate = reference(templates, seconds=3)
-    print(f"reference: PolicySet.admit in-process, 1 thread: {rate:.0f} reviews/s")
+    print(f"reference: PolicySet.validate in-process, 1 thread: {rate:.0f} reviews/s")
     with tempfile.TemporaryDirectory() as directory:
         process, url, verify = start_server(Path(directory), args.threads, args.workers)
         pid = process.pid
@@ -393,10 +410,17 @@ def main() -> None:
             for connections in (int(c) for c in args.concurrency.split(",")):
                 run = drive(url, verify, templates, connections, args.requests, args.seconds, pid, args.client)
                 print(report(f"{connections} connection(s)", asyncio.run(run), rate), flush=True)
+            mutating = mutate_reviews()
+            mutate_rate = reference(mutating, seconds=3)
+            print(f"/mutate reference: PolicySet.mutate in-process, 1 thread: {mutate_rate:.0f} reviews/s")
+            for connections in (1, 16):
+                run = drive(url, verify, mutating, connections, args.requests, args.seconds, pid, args.client)
+                print(report(f"/mutate {connections} conn", asyncio.run(run), mutate_rate), flush=True)
             if args.memory_requests:
                 run = memory_run(url, verify, templates, pid, args.memory_requests, args.client)
                 print(report("memory run", asyncio.run(run), rate))
-            print("(ratio = server throughput / in-process PolicySet.admit throughput; latency as the client sees it;")
+            print("(ratio = server throughput / in-process PolicySet.validate or .mutate throughput;")
+            print(" latency as the client sees it;")
             print(" CPU per request: the server's processes and the load generator, both on this machine)")
         finally:
             process.terminate()
