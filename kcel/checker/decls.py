@@ -16,6 +16,7 @@ from kcel.checker.types import DYN, CelType
 from kcel.errors import Issue
 from kcel.parser.ast import Expr
 from kcel.parser.macros import Macro
+from kcel.values import NONE, Optional
 
 RuntimeCost = Callable[[Sequence[Any], Any], int]
 """Runtime cost of one call: (argument values, receiver first; result) -> cost in cel-go units."""
@@ -201,6 +202,19 @@ class FieldAccess:
     read: Callable[[Any], Any]
     test: Callable[[Any], bool]
     read_optional: Callable[[Any], Any]
+
+    @classmethod
+    def of(cls, read: Callable[[Any], Any], test: Callable[[Any], bool]) -> FieldAccess:
+        """`read_optional` from `read` and `test`: `x.?f` (and `opt.f` on an optional) is the field if present."""
+
+        def read_optional(obj: Any) -> Optional:
+            if type(obj) is Optional:
+                if not obj.has_value():
+                    return obj
+                obj = obj.value
+            return Optional(read(obj)) if test(obj) else NONE
+
+        return cls(read, test, read_optional)
 
 
 class StructType(Protocol):

@@ -22,7 +22,7 @@ from kcel.errors import EvalError
 from kcel.eval.equality import cel_equals
 from kcel.libs.timestamps import duration_to_string, timestamp_to_string
 from kcel.temporal import Duration, Timestamp, go_quote
-from kcel.values import NONE, Optional, TypedList, TypeValue, Uint
+from kcel.values import Optional, TypedList, TypeValue, Uint
 
 OBJECT, JSON_PATCH = "Object", "JSONPatch"
 _UNSET = object()  # a JSONPatch field the literal did not set (distinct from `value: null`)
@@ -128,14 +128,7 @@ def _patch_field(name: str) -> FieldAccess:
         value = getattr(patch, attribute)
         return value is not _UNSET and value != ""
 
-    def read_optional(patch: Any) -> Optional:
-        if type(patch) is Optional:
-            if not patch.has_value():
-                return patch
-            patch = patch.value
-        return Optional(read(patch)) if test(patch) else NONE
-
-    return FieldAccess(read, test, read_optional)
+    return FieldAccess.of(read, test)
 
 
 @dataclass(frozen=True, eq=False)

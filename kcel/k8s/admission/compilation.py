@@ -39,7 +39,7 @@ from kcel.k8s import field as fe
 from kcel.k8s.admission.model import NamedExpression, Policy
 from kcel.libs import k8s_jsonpatch, k8s_mutation
 from kcel.libs.k8s_authz import AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE
-from kcel.values import NONE, Optional
+from kcel.values import Optional
 
 # -- object types read without a schema (common.SchemalessTypedToVal) ----------------------------------------------
 
@@ -83,14 +83,7 @@ def _plain_access(key: str) -> FieldAccess:
             raise EvalError("no such overload")
         return key in obj
 
-    def read_optional(obj: Any) -> Optional:
-        if type(obj) is Optional:
-            if not obj.has_value():
-                return obj
-            obj = obj.value
-        return Optional(read(obj)) if test(obj) else NONE
-
-    return FieldAccess(read, test, read_optional)
+    return FieldAccess.of(read, test)
 
 
 def _object(type_name: str, /, **fields: CelType) -> CelType:

@@ -231,8 +231,8 @@ class _Reader:
 # -- policies --------------------------------------------------------------------------------------------------
 
 
-def read_policy(doc: _Reader, where: str) -> Policy:
-    """A ValidatingAdmissionPolicy; raises PolicyLoadError for what the API server would not accept."""
+def _policy_head(doc: _Reader) -> tuple[str, _Reader, _Reader, MatchResources]:
+    """A policy's name, spec and matchConstraints, which must name resources (they give the types)."""
     name = doc.name()
     spec = doc.mapping("spec", required=True)
     assert spec is not None
@@ -241,6 +241,12 @@ def read_policy(doc: _Reader, where: str) -> Policy:
     match = _match_resources(constraints)
     if not match.resource_rules:
         raise doc.reject(fe.required(constraints.at("resourceRules"), ""))
+    return name, spec, constraints, match
+
+
+def read_policy(doc: _Reader, where: str) -> Policy:
+    """A ValidatingAdmissionPolicy; raises PolicyLoadError for what the API server would not accept."""
+    name, spec, _, match = _policy_head(doc)
     validations = tuple(_validation(v) for v in spec.mappings("validations"))
     annotations = tuple(_audit_annotation(a) for a in spec.mappings("auditAnnotations"))
     if not validations and not annotations:
@@ -397,19 +403,8 @@ def _param_ref(doc: _Reader | None) -> ParamRef | None:
 
 def read_mutating_policy(doc: _Reader, where: str) -> MutatingPolicy:
     """A MutatingAdmissionPolicy; raises PolicyLoadError for what the API server would not accept."""
-    name = doc.name()
-    spec = doc.mapping("spec", required=True)
-    assert spec is not None
-    constraints = spec.mapping("matchConstraints", required=True)
-    assert constraints is not None
-    match = _match_resources(constraints)
-    if not match.resource_rules:
-        raise doc.reject(fe.required(constraints.at("resourceRules"), ""))
-    for rule in match.resource_rules:
-        for operation in rule.operations:
-            if operation not in MUTATING_OPERATIONS:
-                path = constraints.at("resourceRules").child("operations")
-                raise doc.reject(fe.not_supported(path, operation, MUTATING_OPERATIONS))
+    name, spec, constraints, match = _policy_head(doc)
+    _mutable_operations(match, constraints.at("resourceRules"))
     conditions = tuple(_named(c, "expression") for c in spec.mappings("matchConditions"))
     _unique([c.name for c in conditions], spec.at("matchConditions"), "name")
     mutations = tuple(_mutation(m) for m in spec.mappings("mutations"))
@@ -429,6 +424,14 @@ def read_mutating_policy(doc: _Reader, where: str) -> MutatingPolicy:
         api_version=str(doc.data.get("apiVersion")),
         source=where,
     )
+
+
+def _mutable_operations(match: MatchResources, rules: fe.Path) -> None:
+    """Only CREATE, UPDATE and CONNECT requests can be mutated."""
+    for rule in match.resource_rules:
+        for operation in rule.operations:
+            if operation not in MUTATING_OPERATIONS:
+                raise PolicyLoadError(str(fe.not_supported(rules.child("operations"), operation, MUTATING_OPERATIONS)))
 
 
 def _mutation(doc: _Reader) -> Mutation:
@@ -458,11 +461,8 @@ def read_mutating_binding(doc: _Reader, where: str) -> MutatingBinding:
     assert spec is not None
     match = spec.mapping("matchResources")
     resources = _match_resources(match) if match is not None else None
-    for rule in resources.resource_rules if resources is not None else ():
-        for operation in rule.operations:
-            if operation not in MUTATING_OPERATIONS:
-                path = spec.at("matchResources").child("resourceRules").child("operations")
-                raise doc.reject(fe.not_supported(path, operation, MUTATING_OPERATIONS))
+    if resources is not None:
+        _mutable_operations(resources, spec.at("matchResources").child("resourceRules"))
     return MutatingBinding(
         name=name,
         policy_name=spec.string("policyName", required=True),

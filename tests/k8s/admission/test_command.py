@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import subprocess
 import sys
@@ -112,3 +113,34 @@ def test_import_is_cheap() -> None:
     code = "import sys, kcel.k8s.admission.command as c; print('kcel.k8s.admission.policyset' in sys.modules, 'yaml' in sys.modules)"  # noqa: E501
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]
+
+
+MUTATING = ["--policy", str(EXAMPLES / "mutating" / "sidecar.yaml")]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("kubernetes_validate") is None,
+    reason="needs pip install 'kcel[schemas]'",
+)
+def test_mutations_are_shown_as_a_diff_and_as_a_json_patch(capsys: pytest.CaptureFixture[str]) -> None:
+    target = str(EXAMPLES / "objects" / "deployment-ok.yaml")
+    assert run([*MUTATING, target]) == 0
+    out = capsys.readouterr().out
+    assert "  mutated (2 patch operations):" in out
+    assert "    +  labels:\n    +    example.com/team: payments\n" in out
+    assert "    +      - image: mesh/proxy:v1.0.0\n" in out
+    assert run([*MUTATING, target, "-o", "json"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)["results"]
+    assert record["allowed"] is True and record["notes"] == []
+    assert record["patch"][0] == {"op": "add", "path": "/metadata/labels", "value": {"example.com/team": "payments"}}
+    assert record["patched"]["spec"]["template"]["spec"]["initContainers"][0]["name"] == "mesh-proxy"
+
+
+def test_a_kind_without_its_crd_is_matched_by_a_guessed_plural_and_kcel_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mesh = write(tmp_path / "mesh.yaml", {"apiVersion": "mesh.example.io/v1", "kind": "Mesh",
+                                          "metadata": {"name": "m", "namespace": "default"}})  # fmt: skip
+    assert run([*MUTATING, str(mesh)]) == 0
+    out = capsys.readouterr().out
+    assert "kcel: warning: Mesh (mesh.example.io/v1) is matched as resource 'meshs'" in out
