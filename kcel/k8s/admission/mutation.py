@@ -168,6 +168,7 @@ class Invocation:
 
     @property
     def key(self) -> tuple[str, str, str, str]:
+        """reinvocationcontext.go key: the policy, the binding, and the param's namespace and name."""
         metadata = self.param.get("metadata") if isinstance(self.param, Mapping) else None
         name = metadata.get("name", "") if isinstance(metadata, Mapping) else ""
         namespace = metadata.get("namespace", "") if isinstance(metadata, Mapping) else ""
@@ -307,10 +308,8 @@ class MutatingPhase:
             self.errors.append(PolicyError(policy, invocation.binding.name, message, reason))
 
     def record(self, invocation: Invocation, outcome: str, detail: str = "") -> None:
-        metadata = invocation.param.get("metadata") if isinstance(invocation.param, Mapping) else None
-        param = str(metadata.get("name", "")) if isinstance(metadata, Mapping) else ""
-        policy = invocation.compiled.policy.name
-        self.evaluations.append(Evaluation(policy, invocation.binding.name, param, outcome, detail=detail))
+        policy, binding, _, param = invocation.key
+        self.evaluations.append(Evaluation(policy, binding, param, outcome, detail=detail))
 
 
 # -- the plugin: which invocations run, and the passes -------------------------------------------------------------
