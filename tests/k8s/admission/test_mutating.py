@@ -341,3 +341,20 @@ def test_custom_resources_merge_by_their_crd_and_get_its_defaults(tmp_path: Path
     assert "failed to convert patch object to typed object: .spec.colour: field not declared in schema" in (
         decision.message
     )
+
+
+def test_each_mutation_has_the_runtime_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Variables and the mutation together are charged to the mutation's budget (10,000,000; lowered here)."""
+    from kcel.k8s.admission import mutation
+
+    monkeypatch.setattr(mutation, "RUNTIME_BUDGET", 20)
+    costly = json_patch('variables.names.size() > 100 ? [] : [JSONPatch{op: "add", path: "/x", value: 1}]')
+    names = {"name": "names", "expression": "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(x, string(x))"}
+    decision = admit(tmp_path, [mutating("m", costly, variables=[names]), mutating_binding("m")])
+    assert not decision.allowed
+    assert decision.message == (
+        "policy 'm' with binding 'm' denied request: validation failed due to running out of cost budget, no further "
+        "validation rules will be run"
+    )
+    monkeypatch.setattr(mutation, "RUNTIME_BUDGET", 10_000_000)
+    assert admit(tmp_path, [mutating("m", costly, variables=[names]), mutating_binding("m")]).allowed
