@@ -33,7 +33,13 @@ examples:
   kcel eval --explain --input self=examples/deployment.yaml \\
       "self.spec.template.spec.containers.all(c, c.image.startsWith('registry.example.com/'))"
   kcel eval --k8s-version 1.34 "quantity('1Gi').isGreaterThan(quantity('512Mi'))"
+  kcel eval --env mutating-policy --input object=examples/deployment.yaml \
+      '[JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("example.com/team"), value: "a"}]'
 """
+
+
+ENVIRONMENT_NAMES = ("crd", "validating-policy", "mutating-policy", "webhook-match", "dra-selector", "authn-claims",
+                     "authn-user", "authz-match")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="declare a variable's type (e.g. 'self:map(string, int)'); undeclared ones are dyn",
     )
     add_version_option(evaluate)
+    evaluate.add_argument(
+        "--env", metavar="NAME", choices=ENVIRONMENT_NAMES,
+        help="the CEL environment of a place Kubernetes runs CEL, with its variables and libraries: "
+        + ", ".join(ENVIRONMENT_NAMES),
+    )  # fmt: skip
     evaluate.add_argument("--cost", action="store_true", help="also print the runtime cost (cel-go's units)")
     evaluate.add_argument(
         "--cost-limit",
@@ -102,11 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     parse_cmd.add_argument("--dump", action="store_true", help="print the AST with node ids")
 
     check = _command(
-        commands, "check", "check CRDs as the API server does on create: rules compile, costs fit the limits",
+        commands, "check",
+        "check CRDs, admission policies, webhook configurations, DRA device classes and claims, authentication and "
+        "authorization configuration as the API server does on create (or load): CEL compiles, costs fit the limits",
         "examples:\n  kcel check examples/widget-crd.yaml\n  kcel check examples/expensive-crd.yaml\n"
-        "  kcel check -o json crds/\n\nExit status: 0 accepted, 1 rejected or unreadable, 2 bad usage.\n",
+        "  kcel check -o json crds/\n  kcel check examples/\n\n"
+        "Exit status: 0 accepted, 1 rejected, unreadable or nothing to check, 2 bad usage.\n",
     )  # fmt: skip
-    check.add_argument("crds", nargs="+", metavar="CRD.yaml|DIR")
+    check.add_argument("crds", nargs="+", metavar="FILE|DIR")
     check.add_argument("--output", "-o", choices=("text", "json"), default="text")
     add_version_option(check)
     check.add_argument(
@@ -225,7 +239,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     variables = _variables(args.var, args.inputs)
     declared = dict(_declaration(d) for d in args.decl)
     try:
-        env = Env(variables={**{name: "dyn" for name in variables}, **declared}, k8s_version=args.k8s_version or NEWEST)
+        if args.env:
+            from kcel.k8s.surfaces.environments import environment
+
+            env = environment(args.env, args.k8s_version)
+            given = {name: "dyn" for name in variables if not env.is_variable(name)}
+            env = env.extend({**given, **declared})
+        else:
+            given = {name: "dyn" for name in variables}
+            env = Env(variables={**given, **declared}, k8s_version=args.k8s_version or NEWEST)
     except ValueError as err:  # an unknown type name or Kubernetes version
         raise _UsageError(str(err)) from None
     program = env.compile(args.expression)
@@ -285,10 +307,15 @@ def _check(args: argparse.Namespace) -> int:
     """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected."""
     from kcel.k8s import field
     from kcel.k8s.crds.crd import check_crd, count_rules
+    from kcel.k8s.manifests.files import manifest_files
     from kcel.k8s.rules.cost import STATIC_ESTIMATED_CRD_COST_LIMIT
+    from kcel.k8s.surfaces.checking import check_files
+    from kcel.k8s.surfaces.checking import report as checked_report
 
-    reports = []
+    reports: list[dict[str, Any]] = []
     crds, problems = _crds(args.crds)
+    others = check_files(manifest_files(args.crds), args.k8s_version or NEWEST, report_unreadable=False)
+    problems += others.problems
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     for crd in crds:
@@ -306,9 +333,28 @@ def _check(args: argparse.Namespace) -> int:
         if args.output == "text":
             kind = "CustomResourceDefinition.apiextensions.k8s.io"
             _print_check(report, field.invalid_status_message(kind, crd.name, check.errors) if check.errors else "")
+    for where, checked in others.checked:
+        reports.append(checked_report(where, checked))
+        if args.output == "text":
+            _print_checked(where, checked)
+    for skipped in others.skipped:
+        print(f"skipped: {skipped}", file=sys.stderr)
     if args.output == "json":
-        print(json.dumps(reports, indent=2))
+        print(json.dumps(reports + [{"skipped": s} for s in others.skipped], indent=2))
+    if not reports and not problems:
+        print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
+              file=sys.stderr)  # fmt: skip
+        return 1
     return 0 if all(r["valid"] for r in reports) and not problems else 1
+
+
+def _print_checked(where: str, checked: Any) -> None:
+    verdict = "accepted" if checked.valid else "rejected"
+    print(f"{where}: {checked.kind} {checked.name}: {verdict} ({_plural(checked.expressions, 'expression')})")
+    for error in checked.errors:
+        print(f"  {error}")
+    for warning in checked.warnings:
+        print(f"  Warning: {warning}")
 
 
 def _cost_report(cost: Any, explain_above: float) -> dict[str, Any]:

@@ -83,6 +83,7 @@ class SchemaContext:
 class State:
     container: str = ""
     k8s_version: str = NEWEST  # the API server whose environment expressions compile in
+    environment: str | None = None  # a named CEL environment (`%option --env webhook-match`)
     declarations: dict[str, str] = field(default_factory=dict)
     lets: dict[str, Let] = field(default_factory=dict)
     functions: dict[str, Function] = field(default_factory=dict)
@@ -178,7 +179,8 @@ class Session:
 
     def _build(self) -> tuple[Env, dict[str, Any]]:
         state = self.state
-        variables: dict[str, str | CelType] = dict(state.declarations)
+        base = self._base_env()
+        variables: dict[str, str | CelType] = {**base.variables, **state.declarations}
         values: dict[str, Any] = {}
         if state.schema is not None:
             variables |= {"self": state.schema.decl.cel, "oldSelf": state.schema.decl.cel}
@@ -186,7 +188,6 @@ class Session:
         if state.admission is not None:
             variables |= ADMISSION_VARIABLES
             values |= {k: v for k, v in state.admission.items() if v is not None or k != "request"}
-        base = self._base_env()
         library = Library("repl", overloads=tuple(self._overloads(base, variables, values)))
         env = Env(variables, container=state.container, libraries=[*base.libraries, library],
                   macros=base.macros, k8s_version=state.k8s_version)  # fmt: skip
@@ -199,6 +200,10 @@ class Session:
         return env, values
 
     def _base_env(self) -> Env:
+        if self.state.environment is not None:
+            from kcel.k8s.surfaces.environments import environment
+
+            return environment(self.state.environment, self.state.k8s_version)
         if self.state.schema is not None:
             from kcel.k8s.rules.validation import RuleEnvironments
 
@@ -394,17 +399,20 @@ def _reset(session: Session, rest: str) -> str:
 
 def _option(session: Session, rest: str) -> str:
     words = shlex.split(rest)
-    if len(words) != 2 or words[0] not in ("--container", "--k8s-version"):
-        raise CommandError("usage: %option --container NAME  or  %option --k8s-version 1.N")
-    previous = session.state.container, session.state.k8s_version
+    if len(words) != 2 or words[0] not in ("--container", "--k8s-version", "--env"):
+        raise CommandError("usage: %option --container NAME, --k8s-version 1.N or --env NAME")
+    state = session.state
+    previous = state.container, state.k8s_version, state.environment
     if words[0] == "--container":
-        session.state.container = words[1]
+        state.container = words[1]
+    elif words[0] == "--env":
+        state.environment = words[1]
     else:
-        session.state.k8s_version = words[1]
+        state.k8s_version = words[1]
     try:
         session.changed()
     except (CelError, ValueError):
-        session.state.container, session.state.k8s_version = previous
+        state.container, state.k8s_version, state.environment = previous
         session.changed()
         raise
     return f"{words[0][2:]}: {words[1]}"
@@ -623,7 +631,11 @@ COMMANDS: dict[str, _Command] = {
     "delete": _Command(_delete, "%delete NAME", "remove a variable or function"),
     "status": _Command(_status, "%status", "show the options, declarations and definitions"),
     "reset": _Command(_reset, "%reset", "forget everything"),
-    "option": _Command(_option, "%option --container NAME | --k8s-version 1.N", "set an environment option"),
+    "option": _Command(
+        _option,
+        "%option --container NAME | --k8s-version 1.N | --env NAME",
+        "set an option; --env: webhook-match, dra-selector, authn-claims, … (kcel eval --help)",
+    ),
     "parse": _Command(_parse, "%parse EXPR", "show the AST, with node ids"),
     "compile": _Command(_compile, "%compile EXPR", "show the checked type and the generated Python"),
     "explain": _Command(_explain, "%explain EXPR", "show every subexpression's value and what decided the result"),

@@ -1,0 +1,129 @@
+"""`kcel check` for everything but CRDs: admission policies and the objects of every other CEL surface, each
+checked as the API server checks it on create (or the component that loads it, on start-up), and a reason for
+every document that holds no CEL kcel checks (a Deployment), so that a run that checked nothing is not a success.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kcel.k8s.admission.compilation import CompiledPolicy
+from kcel.k8s.admission.loading import load
+from kcel.k8s.admission.mutation import CompiledMutatingPolicy
+from kcel.k8s.admission.policyset import PolicySet
+from kcel.k8s.manifests.decoding import decode_documents
+from kcel.k8s.surfaces import Checked
+from kcel.k8s.surfaces.environments import SURFACE_MODULES
+
+ADMISSION_GROUP = "admissionregistration.k8s.io"
+POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
+                "MutatingAdmissionPolicyBinding")  # fmt: skip
+CRD = ("apiextensions.k8s.io", "CustomResourceDefinition")
+
+Checker = Callable[[Mapping[str, Any], str, str], Checked]
+
+
+@dataclass
+class CheckRun:
+    """What `kcel check` found beyond CRDs: one Checked per object, skipped documents with why, unreadable ones."""
+
+    checked: list[tuple[str, Checked]] = field(default_factory=list)  # (where, result)
+    skipped: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    crds: int = 0  # CRD documents seen (the caller checks them)
+
+
+def _checkers() -> dict[tuple[str, str], Checker]:
+    found: dict[tuple[str, str], Checker] = {}
+    for name in SURFACE_MODULES:
+        module = importlib.import_module(f"kcel.k8s.surfaces.{name}")
+        found |= {kind: module.check for kind in module.KINDS}
+    return found
+
+
+def _objects(path: Path, run: CheckRun) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        run.problems.append(f"{path}: cannot read: {err}")
+        return
+    for document in decode_documents(text, str(path)):
+        where = f"{path}: document {document.index}"
+        if document.error:
+            run.problems.append(document.error)
+        elif isinstance(document.value, Mapping):
+            items = document.value.get("items")
+            if str(document.value.get("kind", "")).endswith("List") and isinstance(items, list):
+                yield from ((f"{where}: items[{i}]", item) for i, item in enumerate(items) if isinstance(item, Mapping))
+            else:
+                yield where, document.value
+        elif document.value is not None:
+            run.skipped.append(f"{where}: not a Kubernetes object")
+
+
+def check_files(files: Iterable[Path], k8s_version: str, report_unreadable: bool = True) -> CheckRun:
+    """Every document of the files: policies compiled together (bindings and params beside them), surface objects
+    one by one, the rest skipped with the reason. `report_unreadable=False` leaves files and documents that do not
+    decode to a caller that reads the same files for CRDs (and reports them already)."""
+    run = CheckRun()
+    checkers = _checkers()
+    unreadable: list[str] = []
+    policy_files: list[Path] = []
+    for path in files:
+        known = len(run.problems)
+        objects = list(_objects(path, run))
+        unreadable += run.problems[known:]
+        for where, obj in objects:
+            group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+            kind = str(obj.get("kind", ""))
+            if (group, kind) == CRD:
+                run.crds += 1
+            elif group == ADMISSION_GROUP and kind in POLICY_KINDS:
+                if path not in policy_files:
+                    policy_files.append(path)
+            elif (group, kind) in checkers:
+                run.checked.append((where, checkers[group, kind](obj, where, k8s_version)))
+            else:
+                what = f"{kind} ({obj.get('apiVersion')})" if kind else "a document without a kind"
+                run.skipped.append(f"{where}: {what} holds no CEL that kcel checks")
+    if policy_files:
+        _check_policies(policy_files, k8s_version, run)
+    if not report_unreadable:
+        run.problems = [p for p in run.problems if p not in unreadable]
+    return run
+
+
+def _check_policies(files: list[Path], k8s_version: str, run: CheckRun) -> None:
+    loaded = load(files)
+    policies = PolicySet(loaded, k8s_version)
+    compiled_policies: list[CompiledPolicy | CompiledMutatingPolicy] = [*policies.policies, *policies.mutating_policies]
+    for compiled in compiled_policies:
+        source = compiled.policy.source
+        errors = tuple(p.removeprefix(f"{source}: ") for p in policies.problems if p.startswith(f"{source}: "))
+        checked = Checked(_kind(compiled), compiled.policy.name, _expressions(compiled), errors)
+        run.checked.append((source, checked))
+    sources = {compiled.policy.source for compiled in compiled_policies}
+    run.problems += [p for p in policies.problems if not any(p.startswith(f"{s}: ") for s in sources)]
+
+
+def _kind(compiled: CompiledPolicy | CompiledMutatingPolicy) -> str:
+    return "MutatingAdmissionPolicy" if isinstance(compiled, CompiledMutatingPolicy) else "ValidatingAdmissionPolicy"
+
+
+def _expressions(compiled: CompiledPolicy | CompiledMutatingPolicy) -> int:
+    count = len(compiled.variables) + len(compiled.match_conditions)
+    if isinstance(compiled, CompiledMutatingPolicy):
+        return count + len(compiled.mutations)
+    return count + len(compiled.validations) + sum(1 for m in compiled.messages if m) + len(compiled.audit_annotations)
+
+
+def report(where: str, checked: Checked) -> dict[str, Any]:
+    """One checked object as `kcel check -o json` prints it."""
+    return {
+        "source": where, "kind": checked.kind, "name": checked.name, "expressions": checked.expressions,
+        "valid": checked.valid, "errors": list(checked.errors), "warnings": list(checked.warnings),
+    }  # fmt: skip
