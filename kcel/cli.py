@@ -350,7 +350,8 @@ def _check(args: argparse.Namespace) -> int:
 
 def _print_checked(where: str, checked: Any) -> None:
     verdict = "accepted" if checked.valid else "rejected"
-    print(f"{where}: {checked.kind} {checked.name}: {verdict} ({_plural(checked.expressions, 'expression')})")
+    named = f"{checked.kind} {checked.name}" if checked.name else checked.kind
+    print(f"{where}: {named}: {verdict} ({_plural(checked.expressions, 'expression')})")
     for error in checked.errors:
         print(f"  {error}")
     for warning in checked.warnings:
