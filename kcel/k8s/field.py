@@ -354,6 +354,17 @@ def _go_pointer(target: str, value: Any) -> str:
     return f"(*{target})(nil)" if value is None else f"(*{target})(0xc000000000)"
 
 
+def json_kind(value: Any) -> str:
+    """The JSON kind encoding/json names in an UnmarshalTypeError (`cannot unmarshal number into ...`)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
 def json_text(value: Any) -> str:
     """encoding/json.Marshal of a decoded value, e.g. an enum value the API server lists as supported.
 

@@ -73,7 +73,7 @@ def decode_object_meta(metadata: Any, prefix: str = "metadata") -> tuple[dict[st
         MetadataError: `json: cannot unmarshal number into Go struct field ObjectMeta.name of type string`.
     """
     if not isinstance(metadata, dict):
-        raise MetadataError(f"json: cannot unmarshal {_json_kind(metadata)} into Go value of type v1.ObjectMeta")
+        raise MetadataError(f"json: cannot unmarshal {fe.json_kind(metadata)} into Go value of type v1.ObjectMeta")
     unknown: list[str] = []
     meta = _decode_struct(metadata, OBJECT_META, "ObjectMeta", (), prefix, unknown)
     return meta, unknown
@@ -129,7 +129,7 @@ def _expect(value: Any, python_type: type, go_type: str, struct: str, stack: tup
     if value is None:
         return python_type()
     if type(value) is not python_type:
-        raise _type_error(_json_kind(value), go_type, struct, stack)
+        raise _type_error(fe.json_kind(value), go_type, struct, stack)
     return value
 
 
@@ -138,7 +138,7 @@ def _int64(value: Any, struct: str, stack: tuple[str, ...]) -> int:
         return value
     if type(value) is float:
         raise _type_error(f"number {fe.render_value(value)}", _INT64, struct, stack)
-    raise _type_error(_json_kind(value), _INT64, struct, stack)
+    raise _type_error(fe.json_kind(value), _INT64, struct, stack)
 
 
 def _type_error(value: str, go_type: str, struct: str, stack: tuple[str, ...]) -> MetadataError:
@@ -152,7 +152,7 @@ _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:
 def _time(value: Any) -> str:
     """metav1.Time.UnmarshalJSON: an RFC 3339 string (kept as written)."""
     if not isinstance(value, str):
-        raise MetadataError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type string")
+        raise MetadataError(f"json: cannot unmarshal {fe.json_kind(value)} into Go value of type string")
     if not _RFC3339.fullmatch(value):
         raise MetadataError(f'parsing time "{value}" as "2006-01-02T15:04:05Z07:00": cannot parse "{value}" as '
                             '"2006-01-02T15:04:05Z07:00"')  # fmt: skip
@@ -161,17 +161,6 @@ def _time(value: Any) -> str:
 
 def _empty(value: Any) -> bool:
     return value is None or value == "" or value == 0 and type(value) is int or value == {} or value == []
-
-
-def _json_kind(value: Any) -> str:
-    """The JSON kind encoding/json names in type errors."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 # -- embedded resources --------------------------------------------------------------------------------------

@@ -79,16 +79,6 @@ _STRUCTS: dict[str, dict[str, tuple[str, Version]]] = {
 _NAMED_STRINGS = frozenset({"AudienceMatchPolicyType", "EgressSelectorType"})
 
 
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "object" if isinstance(value, Mapping) else "array"
-
-
 class _Decoder:
     """sigs.k8s.io/json strict decoding into one version's types: the first type error, else every unknown
     field (keys in sorted order, as YAML reaches the decoder as JSON with sorted keys)."""
@@ -139,7 +129,7 @@ class _Decoder:
             return value
         if not self.type_error:
             self.type_error = (
-                f"json: cannot unmarshal {_json_kind(value)} into Go struct field {struct}.{path} "
+                f"json: cannot unmarshal {fe.json_kind(value)} into Go struct field {struct}.{path} "
                 f"of type {self.go_name(element)}"
             )
         return self.zero(go_type)
@@ -148,7 +138,7 @@ class _Decoder:
 def _decode(document: Mapping[str, Any], version: Version) -> dict[str, Any]:
     """runtime.Decode of the file as kube-apiserver reads it (strict); raises ConfigurationError."""
     if not isinstance(document, Mapping):
-        raise ConfigurationError([f"the configuration is not an object: {_json_kind(document)}"])
+        raise ConfigurationError([f"the configuration is not an object: {fe.json_kind(document)}"])
     api_version, kind = document.get("apiVersion"), document.get("kind")
     served = ("v1alpha1", "v1beta1", "v1") if version >= (1, 34) else ("v1alpha1", "v1beta1")
     group, _, package = str(api_version or "").rpartition("/")

@@ -233,7 +233,7 @@ def issuer_of(claims: Mapping[str, Any]) -> str:
     """oidc.go untrustedIssuer: the `iss` claim, with Google's legacy `accounts.google.com` coalesced."""
     issuer = claims.get("iss")
     if issuer is not None and not isinstance(issuer, str):
-        raise Rejected(f"the token's iss claim is not a string: {_json_type(issuer)}")
+        raise Rejected(f"the token's iss claim is not a string: {fe.json_kind(issuer)}")
     return "https://accounts.google.com" if issuer == "accounts.google.com" else issuer or ""
 
 
@@ -340,22 +340,11 @@ def _string_list(value: Any, expression: Expression) -> list[str]:
 # -- Go's JSON decoding of single claims ---------------------------------------------------------------------
 
 
-def _json_type(value: Any) -> str:
-    """The JSON kind encoding/json names in an UnmarshalTypeError."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "object" if isinstance(value, Mapping) else "array"
-
-
 def _go_string(value: Any) -> str:
     """json.Unmarshal into a Go string: null leaves it empty."""
     if value is None or isinstance(value, str):
         return value or ""
-    raise ValueError(f"json: cannot unmarshal {_json_type(value)} into Go value of type string")
+    raise ValueError(f"json: cannot unmarshal {fe.json_kind(value)} into Go value of type string")
 
 
 def _claim_string(claims: Mapping[str, Any], name: str) -> str:
@@ -395,9 +384,9 @@ def _token_field_error(name: str, value: Any) -> str:
         return ""
     if not isinstance(value, wanted):
         go_type = _GO_TYPES.get(name, "string")
-        return f"json: cannot unmarshal {_json_type(value)} into Go struct field idToken.{name} of type {go_type}"
+        return f"json: cannot unmarshal {fe.json_kind(value)} into Go struct field idToken.{name} of type {go_type}"
     if name == "_claim_names" and not all(isinstance(v, str) for v in value.values() if v is not None):
-        kind = next(_json_type(v) for v in value.values() if v is not None and not isinstance(v, str))
+        kind = next(fe.json_kind(v) for v in value.values() if v is not None and not isinstance(v, str))
         return f"json: cannot unmarshal {kind} into Go struct field idToken._claim_names of type string"
     return ""
 
@@ -408,7 +397,7 @@ def _audience(value: Any) -> list[str]:
         return [value or ""]
     if isinstance(value, list):
         return [_go_string(item) for item in value]
-    raise ValueError(f"json: cannot unmarshal {_json_type(value)} into Go value of type []string")
+    raise ValueError(f"json: cannot unmarshal {fe.json_kind(value)} into Go value of type []string")
 
 
 _JSON_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
@@ -425,7 +414,7 @@ def _unix(value: Any) -> int:
     if value is None:
         raise ValueError('strconv.ParseFloat: parsing "": invalid syntax')
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"json: cannot unmarshal {_json_type(value)} into Go value of type json.Number")
+        raise ValueError(f"json: cannot unmarshal {fe.json_kind(value)} into Go value of type json.Number")
     if value != value or abs(value) == float("inf"):
         raise ValueError(f"strconv.ParseFloat: parsing {fe.quote(repr(value))}: value out of range")
     return max(-_INT64, min(_INT64 - 1, int(value)))
@@ -561,7 +550,7 @@ def _username(authn: Authenticator, claims: Mapping[str, Any], value: Any) -> st
     if claim == "email" and "email_verified" in claims:
         verified = claims["email_verified"]
         if verified is not None and not isinstance(verified, bool):
-            kind = _json_type(verified)
+            kind = fe.json_kind(verified)
             raise Rejected(
                 f"oidc: parse 'email_verified' claim: json: cannot unmarshal {kind} into Go value of type bool"
             )
