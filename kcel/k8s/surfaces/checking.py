@@ -5,7 +5,6 @@ every document that holds no CEL kcel checks (a Deployment), so that a run that 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,7 @@ from kcel.k8s.admission.mutation import CompiledMutatingPolicy
 from kcel.k8s.admission.policyset import PolicySet
 from kcel.k8s.manifests.decoding import decode_documents
 from kcel.k8s.surfaces import Checked
-from kcel.k8s.surfaces.environments import SURFACE_MODULES
+from kcel.k8s.surfaces.environments import SURFACES
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
@@ -39,8 +38,7 @@ class CheckRun:
 
 def _checkers() -> dict[tuple[str, str], Checker]:
     found: dict[tuple[str, str], Checker] = {}
-    for name in SURFACE_MODULES:
-        module = importlib.import_module(f"kcel.k8s.surfaces.{name}")
+    for module in SURFACES:
         found |= {kind: module.check for kind in module.KINDS}
     return found
 

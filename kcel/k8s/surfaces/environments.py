@@ -10,20 +10,15 @@ compatibility version, as upstream compiles one on create.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable, Mapping
 
 from kcel.checker.types import DYN
 from kcel.env import Env
 from kcel.k8s.admission.compilation import Environments, VariablesType
 from kcel.k8s.environment import NEWEST
+from kcel.k8s.surfaces import authentication, authorization, dra, webhooks
 
-SURFACE_MODULES = tuple(
-    name
-    for name in ("webhooks", "dra", "authentication", "authorization")
-    if importlib.util.find_spec(f"kcel.k8s.surfaces.{name}") is not None
-)
+SURFACES = (webhooks, dra, authentication, authorization)  # each: ENVIRONMENTS, KINDS, check()
 
 
 def _crd(k8s_version: str) -> Env:
@@ -42,8 +37,7 @@ def environments() -> Mapping[str, Callable[[str], Env]]:
     found: dict[str, Callable[[str], Env]] = {
         "crd": _crd, "validating-policy": _policy(False), "mutating-policy": _policy(True),
     }  # fmt: skip
-    for name in SURFACE_MODULES:
-        module = importlib.import_module(f"kcel.k8s.surfaces.{name}")
+    for module in SURFACES:
         found |= module.ENVIRONMENTS
     return found
 

@@ -75,3 +75,43 @@ def test_the_repl_switches_environments() -> None:
     assert session.handle('type(JSONPatch{op: "add"})').startswith("JSONPatch")
     assert "unknown environment" in session.handle("%option --env nope")
     assert session.handle('type(JSONPatch{op: "add"})').startswith("JSONPatch")  # the last good one is kept
+
+
+def test_every_surface_example_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "-o", "json", str(EXAMPLES / "surfaces")]) == 0
+    reports = json.loads(capsys.readouterr().out)
+    kinds = {(report["kind"], report["valid"]) for report in reports}
+    assert kinds >= {
+        ("ValidatingWebhookConfiguration", True), ("DeviceClass", True), ("ResourceClaim", True),
+        ("AuthenticationConfiguration", True), ("AuthorizationConfiguration", True),
+    }  # fmt: skip
+    assert all(report["valid"] and report["expressions"] > 0 for report in reports)
+
+
+@pytest.mark.parametrize(("version", "rejected"), [
+    ("1.30", {"AuthenticationConfiguration", "AuthorizationConfiguration", "DeviceClass", "ResourceClaim"}),
+    ("1.33", {"AuthenticationConfiguration", "DeviceClass", "ResourceClaim"}),  # v1 of both arrived in 1.34
+    ("1.34", set()),
+])  # fmt: skip
+def test_surfaces_follow_the_kubernetes_version(
+    version: str, rejected: set[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", "-o", "json", "--k8s-version", version, str(EXAMPLES / "surfaces")]) == (1 if rejected else 0)
+    reports = json.loads(capsys.readouterr().out)
+    assert {report["kind"] for report in reports if not report["valid"]} == rejected
+
+
+@pytest.mark.parametrize(("name", "expression", "variables", "type_name"), [
+    ("webhook-match", "request.userInfo.username", ["--var", 'request={"userInfo": {"username": "a"}}'], "string"),
+    ("dra-selector", 'device.driver', ["--var", 'device={"driver": "a"}'], "string"),
+    ("authn-claims", "claims.sub", ["--var", 'claims={"sub": "a"}'], "any"),  # map(string, any)
+    ("authn-user", "user.username", ["--var", 'user={"username": "a"}'], "string"),
+    ("authz-match", "request.user", ["--var", 'request={"user": "a"}'], "string"),
+])  # fmt: skip
+def test_eval_in_each_surface_environment(
+    name: str, expression: str, variables: list[str], type_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["eval", "--env", name, *variables, expression]) == 0
+    assert capsys.readouterr().out == f'"a" : {type_name}\n'
+    assert main(["eval", "--env", name, "undeclared_variable"]) == 1
+    assert "undeclared reference to 'undeclared_variable'" in capsys.readouterr().err
