@@ -17,7 +17,7 @@ from kcel.k8s import field as fe
 from kcel.k8s.admission.compilation import CompiledPolicy
 from kcel.k8s.admission.decision import CODES, Decision, Evaluation
 from kcel.k8s.admission.evaluation import Inputs, Meter, PolicyDecision, ValidateResult, validate
-from kcel.k8s.admission.matching import GVK, GVR, matches, selects
+from kcel.k8s.admission.matching import GVK, GVR, labels_of, matches, selects
 from kcel.k8s.admission.model import AUDIT, DENY, FAIL, WARN, Binding, MutatingBinding, MutatingPolicy, Policy
 from kcel.k8s.admission.request import attributes_of, cel_request, object_name, resource_for, split_api_version
 from kcel.k8s.authorization.rbac import RBACAuthorizer
@@ -117,15 +117,10 @@ def collect_params(
     if ref.name:
         params = [o for o in candidates if _meta(o).get("name") == ref.name][:1]
     else:
-        params = [o for o in candidates if selects(ref.selector or (), _labels(o))]
+        params = [o for o in candidates if selects(ref.selector or (), labels_of(o))]
     if not params and ref.not_found_action == DENY:
         raise ConfigError("no params found for policy binding with `Deny` parameterNotFoundAction")
     return params
-
-
-def _labels(obj: Any) -> Mapping[str, str]:
-    labels = _meta(obj).get("labels")
-    return labels if isinstance(labels, Mapping) else {}
 
 
 def namespace_object(namespace: Mapping[str, Any] | None) -> Any:
@@ -186,9 +181,9 @@ class Admission:
         attributes = self.attributes
         is_namespace = attributes.resource.resource == "namespaces" and not attributes.subresource
         if is_namespace and attributes.operation in ("CREATE", "UPDATE"):
-            labels: Mapping[str, str] = _labels(attributes.object)
+            labels: Mapping[str, str] = labels_of(attributes.object)
         else:
-            labels = _labels(self.resources.namespace(attributes.namespace)) if attributes.namespace else {}
+            labels = labels_of(self.resources.namespace(attributes.namespace)) if attributes.namespace else {}
         kind = attributes.kind
         name = "" if (kind.group, kind.version, kind.kind) == ("", "v1", "Namespace") else attributes.namespace
         return labels, namespace_object(self.resources.namespace(name)) if name else None

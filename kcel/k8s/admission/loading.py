@@ -39,7 +39,7 @@ from kcel.k8s.admission.model import (
     Selector,
     Validation,
 )
-from kcel.k8s.authorization.rbac import _label_selector
+from kcel.k8s.authorization.rbac import label_selector
 from kcel.k8s.manifests.decoding import decode_documents
 from kcel.k8s.manifests.files import manifest_files
 
@@ -218,7 +218,7 @@ class _Reader:
         if reader is None:
             return None
         try:
-            return _label_selector(reader.data)
+            return label_selector(reader.data)
         except ValueError as err:
             raise self.reject(fe.invalid(self.at(key), fe.OMIT, str(err))) from None
 

@@ -74,7 +74,8 @@ def selects(selector: Selector, labels: Mapping[str, str]) -> bool:
     return all(requirement.matches(labels) for requirement in selector)
 
 
-def _labels(obj: Any) -> Mapping[str, str]:
+def labels_of(obj: Any) -> Mapping[str, str]:
+    """An object's labels ({} when it has none or they are malformed)."""
     metadata = obj.get("metadata") if isinstance(obj, Mapping) else None
     labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
     return labels if isinstance(labels, Mapping) else {}
@@ -85,7 +86,7 @@ def object_selected(selector: Selector, attributes: Attributes) -> bool:
     if not selector:
         return True
     return any(
-        obj is not None and selects(selector, _labels(obj)) for obj in (attributes.object, attributes.old_object)
+        obj is not None and selects(selector, labels_of(obj)) for obj in (attributes.object, attributes.old_object)
     )
 
 

@@ -341,7 +341,7 @@ def _role_ref(obj: Mapping[str, Any]) -> RoleRef:
 _SELECTOR_OPERATORS = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}
 
 
-def _label_selector(selector: Mapping[str, Any]) -> LabelSelector:
+def label_selector(selector: Mapping[str, Any]) -> LabelSelector:
     """metav1.LabelSelectorAsSelector: matchLabels as equalities plus matchExpressions."""
     requirements = []
     try:
@@ -364,7 +364,7 @@ def _cluster_role(obj: Mapping[str, Any]) -> ClusterRole:
     rule = obj.get("aggregationRule")
     if rule is None:
         return ClusterRole(name, _rules(obj), labels)
-    selectors = tuple(_label_selector(s or {}) for s in rule.get("clusterRoleSelectors") or [])
+    selectors = tuple(label_selector(s or {}) for s in rule.get("clusterRoleSelectors") or [])
     return ClusterRole(name, _rules(obj), labels, selectors)
 
 

@@ -20,12 +20,12 @@ from kcel.checker.types import DYN
 from kcel.env import Env
 from kcel.k8s import field as fe
 from kcel.k8s.admission.compilation import BOOL_RESULT, NAMESPACE_TYPE, REQUEST_TYPE, Compiled, compile_expression
-from kcel.k8s.admission.dispatch import Resources, _labels
+from kcel.k8s.admission.dispatch import Resources
 from kcel.k8s.admission.evaluation import GO_SPACE, Inputs, Meter, match_conditions
-from kcel.k8s.admission.matching import GVR, matches_rules, namespace_selected, object_selected
+from kcel.k8s.admission.matching import GVR, labels_of, matches_rules, namespace_selected, object_selected
 from kcel.k8s.admission.model import FAIL, IGNORE, Rule, Selector
 from kcel.k8s.admission.request import attributes_of, cel_request
-from kcel.k8s.authorization.rbac import RBACAuthorizer, _label_selector
+from kcel.k8s.authorization.rbac import RBACAuthorizer, label_selector
 from kcel.k8s.customresources.objectmeta import MetadataError, decode_object_meta, validate_object_meta
 from kcel.k8s.environment import server_version
 from kcel.k8s.surfaces import Checked
@@ -393,8 +393,8 @@ def _compiled(hook: Mapping[str, Any], env: Env) -> Webhook:
     return Webhook(
         name=str(hook.get("name")), rules=rules, failure_policy=str(hook.get("failurePolicy") or FAIL),
         match_policy=str(hook.get("matchPolicy") or "Equivalent"),
-        namespace_selector=_label_selector(hook.get("namespaceSelector") or {}),
-        object_selector=_label_selector(hook.get("objectSelector") or {}), match_conditions=conditions,
+        namespace_selector=label_selector(hook.get("namespaceSelector") or {}),
+        object_selector=label_selector(hook.get("objectSelector") or {}), match_conditions=conditions,
     )  # fmt: skip
 
 
@@ -450,10 +450,10 @@ def dispatch(
     if a.kind.group == GROUP and a.kind.kind in exempt_kinds(k8s_version):
         return Dispatch(kind, tuple(HookOutcome(c, h.name, False, "exempt") for c, h in hooks))
     if a.resource.resource == "namespaces" and not a.subresource and a.operation in ("CREATE", "UPDATE"):
-        labels = _labels(a.object)  # GetNamespaceLabels: the namespace being written
+        labels = labels_of(a.object)  # GetNamespaceLabels: the namespace being written
     else:
         name = a.namespace or (a.name if a.resource.resource == "namespaces" else "")  # RequestInfo: the name
-        labels = _labels(Resources(tuple(namespaces)).namespace(name))
+        labels = labels_of(Resources(tuple(namespaces)).namespace(name))
     value = authz.authorizer_value(authorizer if authorizer is not None else RBACAuthorizer(), _user(request))
     group = authz.GroupCheck(value, a.resource.group)
     check_value = authz.ResourceCheck(group, a.resource.resource, a.subresource, a.namespace, a.name)
