@@ -47,6 +47,7 @@ STRING = CelType("string")
 BYTES = CelType("bytes")
 NULL = CelType("null_type", kind="null")
 DYN = CelType("dyn", kind="dyn")
+ANY = CelType("any", kind="dyn")  # google.protobuf.Any as Kubernetes declares it: dyn to the checker, printed `any`
 ERROR = CelType("error", kind="error")
 TYPE = CelType("type", kind="type")
 TIMESTAMP = CelType("google.protobuf.Timestamp", kind="opaque")

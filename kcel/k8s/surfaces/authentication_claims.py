@@ -25,7 +25,7 @@ from datetime import datetime, timedelta, timezone
 from functools import cache
 from typing import Any
 
-from kcel.checker.types import STRING, CelType, list_of, map_of
+from kcel.checker.types import ANY, STRING, list_of, map_of
 from kcel.env import Env
 from kcel.errors import CelError, EvalError
 from kcel.eval.program import Program
@@ -33,13 +33,11 @@ from kcel.k8s import field as fe
 from kcel.k8s.admission.compilation import ANY_RESULT, Compiled, ObjectType, compile_expression
 from kcel.k8s.environment import Version
 from kcel.k8s.schemas.escaping import unescape
-from kcel.parser.ast import Call, Comprehension, Const, CreateList, CreateMap, CreateStruct, Expr, Ident, Select
+from kcel.parser.ast import Call, Const, Expr, Ident, Select, walk
 
 PER_CALL_LIMIT = 1_000_000
 """celconfig.PerCallLimit: the runtime cost limit of every authentication expression."""
 
-ANY = CelType("any", kind="dyn")
-"""cel.AnyType, the value type of `claims`: the checker treats it as dyn, but prints it as `any`."""
 CLAIMS_TYPE = map_of(STRING, ANY)
 _STRINGS = list_of(STRING)
 USER_TYPE = ObjectType(
@@ -75,29 +73,17 @@ def compile_authn(text: str, k8s_version: str, user: bool, boolean: bool) -> Com
 
 def uses_claim(program: Program, name: str) -> bool:
     """validation.go hasSelectExp: does the expression read `claims.<name>` (or `claims.?<name>`) anywhere?"""
+    for node in walk(program.parsed.expr):
+        if isinstance(node, Select) and _is_claims(node.operand) and node.field == name:
+            return True
+        if isinstance(node, Call) and node.target is None and node.function == "_?._" and len(node.args) == 2:
+            if _is_claims(node.args[0]) and _const(node.args[1]) == name:
+                return True
+    return False
 
-    def walk(node: Expr | None) -> bool:
-        if isinstance(node, Select):
-            operand = node.operand
-            return (isinstance(operand, Ident) and operand.name == "claims" and node.field == name) or walk(operand)
-        if isinstance(node, Call):
-            args = node.args
-            if node.target is None and node.function == "_?._" and len(args) == 2:
-                if isinstance(args[0], Ident) and args[0].name == "claims" and _const(args[1]) == name:
-                    return True
-            return any(walk(arg) for arg in args) or walk(node.target)
-        if isinstance(node, CreateList):
-            return any(walk(element) for element in node.elements)
-        if isinstance(node, CreateMap):
-            return any(walk(entry.key) or walk(entry.value) for entry in node.entries)
-        if isinstance(node, CreateStruct):
-            return any(walk(f.value) for f in node.fields)
-        if isinstance(node, Comprehension):
-            parts = (node.iter_range, node.accu_init, node.loop_condition, node.loop_step, node.result)
-            return any(walk(part) for part in parts)
-        return False
 
-    return walk(program.parsed.expr)
+def _is_claims(node: Expr) -> bool:
+    return isinstance(node, Ident) and node.name == "claims"
 
 
 def _const(node: Expr) -> Any:

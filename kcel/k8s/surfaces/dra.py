@@ -20,7 +20,7 @@ from typing import Any
 
 from kcel.checker.checker import check as check_types
 from kcel.checker.decls import CallEstimate, CostEstimate, Library, Overload, SizeEstimate
-from kcel.checker.types import BOOL, DYN, STRING, CelType, map_of
+from kcel.checker.types import ANY, BOOL, DYN, STRING, CelType, map_of
 from kcel.env import Env
 from kcel.errors import CompileError, EvalError, Issue, PlanError
 from kcel.eval import runtime
@@ -102,8 +102,7 @@ def _setup(k8s_version: str | None, stored: bool, feature_gates: Gates) -> _Setu
 
 # -- the environment ------------------------------------------------------------------------------------------------
 
-_ANY = CelType("any", kind="dyn")
-"""apiservercel.AnyType (google.protobuf.Any): dyn to the type checker, but no comprehension ranges over it."""
+_ANY = ANY  # apiservercel.AnyType: dyn to the type checker, but no comprehension ranges over it
 
 
 def _no_any_ranges(root: Expr, types: Mapping[int, CelType], _: Mapping[int, tuple[str, ...]]) -> list[Issue]:
