@@ -186,7 +186,11 @@ def comprehension(cg: Planner, node: Comprehension, tolerant: bool) -> str:
     with cg.w.indent():
         if cg.traced:
             cg.w.line(f"_m.step({node.id}, ({', '.join(local.py for local in loop_vars.values())},))")
-        _loop_body(cg, node, accu)
+        quantifier = None if cg.metered or cg.traced else _quantifier(node)
+        if quantifier is not None:
+            _quantifier_body(cg, quantifier, accu)
+        else:
+            _loop_body(cg, node, accu)
     cg.scopes.pop()
     cg.scopes.append({node.accu_var: accu})
     result = cg.gen(node.result, tolerant)
@@ -212,6 +216,24 @@ def _loop_body(cg: Planner, node: Comprehension, accu: Local) -> None:
     cg.w.line(f"{accu.py} = {step}")
     if cg.metered:
         cg.w.line("_m.add(0)")
+
+
+def _quantifier_body(cg: Planner, quantifier: tuple[bool, Expr], accu: Local) -> None:
+    """One step of `all` (`deciding` False) or `exists` (True) without the accumulator's `&&`/`||`: an element
+    that decides ends the loop; the first error (or non-bool) is kept, and a deciding element still wins over it."""
+    deciding, predicate = quantifier
+    value = cg.temp()
+    capture(cg, predicate, value)
+    cg.w.line(f"if {value} is {not deciding}:")
+    with cg.w.indent():
+        cg.w.line("continue")
+    cg.w.line(f"if {value} is {deciding}:")
+    with cg.w.indent():
+        cg.w.line(f"{accu.py} = {deciding}")
+        cg.w.line("break")
+    cg.w.line(f"if {accu.py} is {not deciding}:")
+    with cg.w.indent():
+        cg.w.line(f"{accu.py} = _logic_error({not deciding}, {value})")
 
 
 def _loop_append(cg: Planner, accu: Local, guard: Expr | None, element: Expr) -> None:
@@ -290,6 +312,25 @@ def _steps_tolerantly(node: Comprehension) -> bool:
     """An `all`/`exists` accumulator may hold an error that a later element absorbs."""
     step = node.loop_step
     return isinstance(step, Call) and step.function in ("_&&_", "_||_")
+
+
+def _quantifier(node: Comprehension) -> tuple[bool, Expr] | None:
+    """(deciding value, predicate) of an `all` (`@result && p` while `@result` is not false) or `exists` (`@result
+    || p` while `!@result` is not false) loop, as the macros expand them."""
+    step, condition, accu = node.loop_step, node.loop_condition, node.accu_var
+    if not (isinstance(step, Call) and step.function in ("_&&_", "_||_") and _is_ident(step.args[0], accu)):
+        return None
+    deciding = step.function == "_||_"
+    if not (isinstance(node.accu_init, Const) and node.accu_init.value is (not deciding)):
+        return None
+    if not (isinstance(condition, Call) and condition.function == "@not_strictly_false"):
+        return None
+    tested = condition.args[0]
+    if deciding and isinstance(tested, Call) and tested.function == "!_":
+        tested = tested.args[0]
+    elif deciding:
+        return None
+    return (deciding, step.args[1]) if _is_ident(tested, accu) else None
 
 
 def _appended_element(node: Comprehension) -> tuple[Expr | None, Expr] | None:

@@ -17,7 +17,66 @@ _NUMERIC = (int, float)
 
 
 def cel_equals(a: Any, b: Any) -> bool:
-    """`a == b` under CEL's heterogeneous equality: numbers compare by value, nothing errors."""
+    """`a == b` under CEL's heterogeneous equality: numbers compare by value, nothing errors.
+
+    Two values of one plain JSON class (what decoded manifests are made of) take the fast paths first: Python's
+    `==` is CEL's for two strs, ints or floats (NaN included), and dicts with string keys and lists compare
+    element by element without the general path's type tests."""
+    cls = a.__class__
+    if cls is b.__class__:
+        if cls is dict:
+            return _dicts_equal(a, b)
+        if cls is list:
+            return _lists_equal(a, b)
+        if cls is str or cls is int or cls is float:
+            return bool(a == b)
+        if cls is bool:
+            return a is b
+    return _general_equals(a, b)
+
+
+def _dicts_equal(a: dict[Any, Any], b: dict[Any, Any]) -> bool:
+    if len(a) != len(b):
+        return False
+    get = b.get
+    for key, value in a.items():
+        if key.__class__ is not str:  # a numeric key may find another type's: cel-go's map lookup decides
+            return _maps_equal(a, b)
+        other = get(key, _MISSING)
+        cls = value.__class__
+        if cls is not other.__class__:
+            if other is _MISSING or not _general_equals(value, other):
+                return False
+        elif cls is str or cls is int:
+            if value != other:
+                return False
+        elif not (_dicts_equal(value, other) if cls is dict else _lists_equal(value, other) if cls is list
+                  else cel_equals(value, other)):  # fmt: skip
+            return False
+    return True
+
+
+def _lists_equal(a: list[Any], b: list[Any]) -> bool:
+    if len(a) != len(b):
+        return False
+    for value, other in zip(a, b, strict=True):
+        cls = value.__class__
+        if cls is not other.__class__:
+            if not _general_equals(value, other):
+                return False
+        elif cls is str or cls is int:
+            if value != other:
+                return False
+        elif not (_dicts_equal(value, other) if cls is dict else _lists_equal(value, other) if cls is list
+                  else cel_equals(value, other)):  # fmt: skip
+            return False
+    return True
+
+
+_MISSING: Any = object()
+
+
+def _general_equals(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is b
     if isinstance(a, bool) or isinstance(b, bool):

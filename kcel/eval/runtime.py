@@ -326,6 +326,11 @@ def index(container: Any, key: Any, strict: bool = False) -> Any:
     """`container[key]` for lists (int, uint or integral double index) and maps, as cel-go's qualifiers do it.
 
     `strict`: cel-go's EnableErrorOnBadPresenceTest, for an optional container holding neither."""
+    if container.__class__ is dict and key.__class__ is str:  # a str finds only a str key: no conversions
+        try:
+            return container[key]
+        except KeyError:
+            pass
     if key.__class__ not in QUALIFIER_KEYS:
         raise EvalError(f"invalid qualifier type: {go_type(key)}")
     if _is_list(container):
@@ -396,6 +401,11 @@ def has_field(obj: Any, field: str, strict: bool = False) -> bool:
 
 
 def in_container(item: Any, container: Any) -> bool:
+    if item.__class__ is str and container.__class__ is list:
+        try:  # only a str equals a str, in Python as in CEL; other values answer False (or raise: the slow path)
+            return item in container
+        except EvalError:
+            pass
     if _is_list(container):
         return any(cel_equals(item, element) for element in container)
     if _is_map(container):
