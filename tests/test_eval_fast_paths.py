@@ -107,19 +107,24 @@ def test_string_membership_skips_values_that_refuse_python_equality() -> None:
 
 
 QUANTIFIERS = ["xs.all(x, 6 / x > 1)", "xs.exists(x, 6 / x > 2)", "xs.all(x, x)", "xs.exists(x, x)",
-               "m.all(k, v, 6 / v > 1)", "m.exists(k, v, k == 'b' || 6 / v > 5)"]  # fmt: skip
+               "m.all(k, v, 6 / v > 1)", "m.exists(k, v, k == 'b' || 6 / v > 5)", "ks.all(k, k in ys)",
+               "ks.exists(k, k in ys)", "ys.all(y, y in ys)", "ks.all(k, ks.exists(j, j in ys) && k in m)"]  # fmt: skip
 items = st.one_of(st.integers(-2, 7), st.booleans())
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(st.sampled_from(QUANTIFIERS), st.lists(items, max_size=5), st.dictionaries(keys, items, max_size=4))
+@given(
+    st.sampled_from(QUANTIFIERS), st.lists(items, max_size=5), st.dictionaries(keys, items, max_size=4),
+    st.lists(keys, max_size=4), st.lists(scalars, max_size=5),
+)  # fmt: skip
 def test_all_and_exists_loops_agree_with_the_metered_and_traced_programs(
-    expression: str, xs: list[Any], m: dict[Any, Any]
+    expression: str, xs: list[Any], m: dict[Any, Any], ks: list[Any], ys: list[Any]
 ) -> None:
-    """The plain program's loops are written without the accumulator's `&&`/`||`; the metered and traced ones
-    keep the macro's expansion, so all three must agree on every value and every error."""
-    program = kcel.Env(variables={"xs": "dyn", "m": "dyn"}).compile(expression)
-    activation = {"xs": xs, "m": m}
+    """The plain program's loops are written without the accumulator's `&&`/`||`, and test membership in a list
+    of the input through a set of its strings; the metered and traced ones keep the macro's expansion and scan
+    the list, so all three must agree on every value and every error."""
+    program = kcel.Env(variables={name: "dyn" for name in ("xs", "m", "ks", "ys")}).compile(expression)
+    activation = {"xs": xs, "m": m, "ks": ks, "ys": ys}
     plain = _outcome(lambda: program.evaluate(activation))
     assert plain == _outcome(lambda: program.evaluate_with_cost(activation, 1_000_000)[0])
     explained = program.explain(activation)

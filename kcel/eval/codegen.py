@@ -127,6 +127,8 @@ class CodeGen:
         self.depth = 0  # nesting of gen() calls
         self.uncharged = 0  # > 0 while generating what cel-go evaluates without charging (attribute qualifiers)
         self.captures = 0  # `try` blocks of `capture` around the code being generated
+        self.loops = 0  # comprehension loops around the code being generated
+        self.preamble: list[str] = []  # statements at the start of the function, after reading the variables
         # cel-go's EnableErrorOnBadPresenceTest (cel-spec's conformance environment sets it, Kubernetes does not):
         # a presence test or optional selection on an int, a string... is an error rather than absent.
         self.presence = ", True" if decls.error_on_bad_presence_test else ""
@@ -143,6 +145,7 @@ class CodeGen:
             header.append(f"    {py} = _act.get({var!r}, {self.bind(runtime.Unbound(var), '_unbound')})")
             # `datetime`/`timedelta` inputs become CEL timestamps/durations, at one class test each.
             header.append(f"    if {py}.__class__ in _PYTHON_TIME: {py} = _from_python_time({py})")
+        header += [f"    {line}" for line in self.preamble]
         return Plan("\n".join([*header, self.w.source()]), self.namespace, name, frozenset(self.variables))
 
     # -- small utilities ---------------------------------------------------------------------
@@ -451,6 +454,11 @@ class CodeGen:
             return f"_optional_select({operand}, {self.const(_field_of(node))}{self.presence})"
         if fn == "@in" and self.optimize and _constant_strings(node.args[1]):
             return self.in_constant_strings(node)
+        if fn == "@in" and self.loops and not self.metered and not self.traced and self.read_from_input(node.args[1]):
+            item, container = self.gen_args(node.args)
+            index = self.temp("_mi")
+            self.preamble.append(f"{index} = _MemberIndex()")
+            return f"{index}.contains({item}, {container})"
         if fn in _BINARY_HELPERS:
             return self.binary(node)
         if fn == "cel.@mapInsert":
@@ -463,6 +471,19 @@ class CodeGen:
         if node.target is not None and fn in ("or", "orValue") and len(node.args) == 1:
             return control_flow.optional_or(self, node)
         return self.function_call(node)
+
+    def read_from_input(self, node: Expr) -> bool:
+        """Whether `node` is a variable of the activation, or a field or constant index of one: the same object
+        wherever in the evaluation it is read."""
+        while True:
+            if isinstance(node, Ident):
+                return self.lookup(node.name) is None
+            if isinstance(node, Select) and not node.test_only:
+                node = node.operand
+            elif isinstance(node, Call) and node.function == "_[_]" and isinstance(node.args[1], Const):
+                node = node.args[0]
+            else:
+                return False
 
     def binary(self, node: Call) -> str:
         fn = node.function

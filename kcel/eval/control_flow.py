@@ -35,6 +35,7 @@ class Planner(Protocol):
     optimize: bool  # constant literals are folded (cel-go's OptOptimize)
     pending: int  # static cost not yet written out
     captures: int  # `try` blocks of `capture` around the code being generated
+    loops: int  # comprehension loops around the code being generated
     lenient_optional_or: bool  # cel-go before v0.28: a non-optional left side of `or`/`orValue` is the answer
 
     def gen(self, node: Expr, tolerant: bool = False) -> str: ...
@@ -183,6 +184,7 @@ def comprehension(cg: Planner, node: Comprehension, tolerant: bool) -> str:
     else:
         cg.w.line(f"for {loop_vars[node.iter_var].py} in _iterate({iter_range}):")
     cg.scopes.append({**loop_vars, node.accu_var: accu})
+    cg.loops += 1
     with cg.w.indent():
         if cg.traced:
             cg.w.line(f"_m.step({node.id}, ({', '.join(local.py for local in loop_vars.values())},))")
@@ -191,6 +193,7 @@ def comprehension(cg: Planner, node: Comprehension, tolerant: bool) -> str:
             _quantifier_body(cg, quantifier, accu)
         else:
             _loop_body(cg, node, accu)
+    cg.loops -= 1
     cg.scopes.pop()
     cg.scopes.append({node.accu_var: accu})
     result = cg.gen(node.result, tolerant)

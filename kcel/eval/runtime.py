@@ -413,6 +413,26 @@ def in_container(item: Any, container: Any) -> bool:
     raise EvalError("no such overload")
 
 
+class MemberIndex:
+    """`x in list` in a loop, over a list read from the evaluation's input (the same object at every step): the
+    list's strings go into a set on first use, so each further string test is a hash lookup, not a scan. Only a
+    string equals a string in CEL, so the set answers for string items; any other item takes `in_container`."""
+
+    __slots__ = ("container", "strings")
+
+    def __init__(self) -> None:
+        self.container: Any = None
+        self.strings: frozenset[str] = frozenset()
+
+    def contains(self, item: Any, container: Any) -> bool:
+        if item.__class__ is str and container.__class__ is list:
+            if container is not self.container:  # holding it keeps its id from being reused
+                self.strings = frozenset([element for element in container if element.__class__ is str])
+                self.container = container
+            return item in self.strings
+        return in_container(item, container)
+
+
 def size(value: Any) -> int:
     tv = type(value)
     if tv is str or tv is list or tv is dict or tv is bytes or tv is tuple or isinstance(value, (Mapping, TypedList)):
@@ -723,7 +743,7 @@ EXPORTED = {"raise": raise_error} | {
         "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",
         "divide_int64", "modulo_int64", "divide_double", "less", "less_equals",
         "greater", "greater_equals", "equals", "not_equals", "index", "select", "has_field", "in_container",
-        "size", "iterate", "iterate_pairs", "map_insert", "map_insert_entry", "optional_select",
+        "MemberIndex", "size", "iterate", "iterate_pairs", "map_insert", "map_insert_entry", "optional_select",
         "optional_index",
         "type_of", "cel_equals", "in_set", "list_with_optionals", "make_map_optional", "optional_missing",
         "optional_value",
