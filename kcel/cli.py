@@ -151,12 +151,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_version_option(validate)
 
     from kcel.k8s.admission import command as admit_command
+    from kcel.k8s.surfaces import command as surface_command
     from kcel.suites import command as test_command
     from kcel.webhook import command as serve_command
 
     admit_command.configure(_command(
         commands, "admit", "decide as the API server's ValidatingAdmissionPolicies would, offline", ""
     ))  # fmt: skip
+    for name, (summary, configure) in surface_command.COMMANDS.items():
+        configure(_command(commands, name, summary, ""))
     test_command.configure(_command(
         commands, "test", "run suites of CRD and admission-policy cases as the API server would answer them", ""
     ))  # fmt: skip
@@ -205,6 +208,10 @@ def main(argv: list[str] | None = None) -> int:
             from kcel.k8s.admission import command as admit_command
 
             return admit_command.run(args)
+        if getattr(args, "surface_command", None):
+            from kcel.k8s.surfaces import command as surface_command
+
+            return surface_command.run(args)
         if args.command == "test":
             from kcel.suites import command as test_command
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kcel.k8s.environment import add_version_option
@@ -41,15 +42,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="OpenAPI v3 of built-in kinds for apply configurations (kubectl get --raw /openapi/v3/apis/apps/v1); "
         "not needed with pip install 'kcel[schemas]'",
     )  # fmt: skip
+    add_request_options(parser)
+    add_version_option(parser)
+    parser.add_argument("--verbose", "-v", action="store_true", help="show each policy, binding and param's outcome")
+    parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
+
+
+def add_request_options(parser: argparse.ArgumentParser) -> None:
+    """The options that make an admission request of an object: `kcel admit`'s and `kcel match-webhooks`'."""
     parser.add_argument("--old", metavar="OLD.yaml", help="the objects before the update")
     parser.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE", "CONNECT"), type=str.upper)
     parser.add_argument("--user", default="", help="the requesting user's name")
     parser.add_argument("--group", action="append", default=[], help="the user's groups (repeatable)")
-    parser.add_argument("--namespace", "-n", help="namespace of namespaced objects that name none (default: default)")
+    parser.add_argument(
+        "--namespace", "-n", help="the namespace of namespaced objects (default: their own, else default)"
+    )
     parser.add_argument("--subresource", default="", help="e.g. status, scale")
-    add_version_option(parser)
-    parser.add_argument("--verbose", "-v", action="store_true", help="show each policy, binding and param's outcome")
-    parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
 
 
 class UsageError(Exception):
@@ -71,14 +79,14 @@ def _run(args: argparse.Namespace) -> int:
     if not args.policy and not args.binding:
         raise UsageError("no policies given (use --policy FILE|DIR)")
     given = [*args.policy, *args.binding, *args.params, *args.rbac, *args.schema, *args.objects]
-    _exists([*given, *([args.old] if args.old else [])])
+    exists([*given, *([args.old] if args.old else [])])
     try:
         policies = PolicySet.load(
             [*args.policy, *args.binding], resources=args.params, schemas=args.schema, k8s_version=args.k8s_version
         )
     except ValueError as err:  # an unknown --k8s-version
         raise UsageError(str(err)) from None
-    authorizer = _authorizer(args.rbac)
+    authorizer = rbac_authorizer(args.rbac)
     records, problems = _admit_all(args, policies, authorizer)
     problems = [*policies.problems, *problems]
     if args.output == "json":
@@ -90,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if denied or problems else 0
 
 
-def _exists(paths: list[str]) -> None:
+def exists(paths: list[str]) -> None:
     from pathlib import Path
 
     for path in paths:
@@ -98,7 +106,7 @@ def _exists(paths: list[str]) -> None:
             raise UsageError(f"{path}: no such file or directory")
 
 
-def _authorizer(paths: list[str]) -> Any:
+def rbac_authorizer(paths: list[str]) -> Any:
     if not paths:
         return None
     from kcel.k8s.authorization.rbac import RBACAuthorizer
@@ -111,14 +119,17 @@ def _authorizer(paths: list[str]) -> Any:
         raise UsageError(f"--rbac: {err}") from None
 
 
-def _documents(path: str) -> tuple[list[tuple[str, Any]], list[str]]:
+def documents(path: str) -> tuple[list[tuple[str, Any]], list[str]]:
     """(where, object) for every object document of a file, Lists flattened; and the documents' problems."""
     from kcel.k8s.manifests.decoding import decode_documents
 
     found: list[tuple[str, Any]] = []
     problems = []
-    with open(path, encoding="utf-8") as file:
-        text = file.read()
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except (OSError, UnicodeDecodeError) as err:
+        return [], [f"{path}: cannot read: {err}"]
     for document in decode_documents(text, path):
         where = f"{path}: document {document.index}"
         if document.error:
@@ -133,39 +144,71 @@ def _documents(path: str) -> tuple[list[tuple[str, Any]], list[str]]:
 def _admit_all(
     args: argparse.Namespace, policies: PolicySet, authorizer: Any
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    from kcel.k8s.manifests.files import OldObjects
-
-    namespace = args.namespace or "default"
-    old_objects, problems = ([], []) if not args.old else _documents(args.old)
-    olds = OldObjects([obj for _, obj in old_objects if isinstance(obj, dict)], namespace)
+    problems: list[str] = []
     records = []
-    for path in args.objects:
-        documents, found = _documents(path)
-        problems += found
-        for where, obj in documents:
-            if not isinstance(obj, dict) or not obj.get("kind") or not obj.get("apiVersion"):
-                problems.append(f"{where}: not a Kubernetes object (apiVersion and kind are required)")
-                continue
-            old = olds.get(obj) if args.old else None
-            if args.old and old is None and args.operation in (None, "UPDATE"):
-                problems.append(f"{where}: no object with the same kind, namespace and name in {args.old}")
-                continue
-            record = _admit(args, policies, authorizer, obj, old)
-            record["source"] = where
-            records.append(record)
-            if args.output == "text":
-                _print(record, args.verbose)
+    for where, obj, old in paired_objects(args, read_documents, problems):
+        record = _admit(args, policies, authorizer, obj, old)
+        record["source"] = where
+        records.append(record)
+        if args.output == "text":
+            _print(record, args.verbose)
     return records, problems
 
 
-def _admit(args: argparse.Namespace, policies: PolicySet, authorizer: Any, obj: Any, old: Any) -> dict[str, Any]:
-    from kcel.k8s.admission.request import guessed_resource_warning, request_from_objects
+def read_documents(paths: list[str], problems: list[str]) -> list[tuple[str, Any]]:
+    """(where, document) of every file named and under every folder named (Lists flattened); a file that cannot
+    be read or a document that does not decode is a problem, a path that does not exist a usage error."""
+    from kcel.k8s.manifests.files import manifest_files
+
+    try:
+        files = manifest_files(paths)
+    except FileNotFoundError as err:
+        raise UsageError(str(err)) from None
+    found: list[tuple[str, Any]] = []
+    for path in files:
+        objects, errors = documents(str(path))
+        found += objects
+        problems += errors
+    return found
+
+
+Reader = Callable[[list[str], list[str]], list[tuple[str, Any]]]
+"""(paths, problems) -> (where, document) of each path's documents; what cannot be read goes into problems."""
+
+
+def paired_objects(args: argparse.Namespace, read: Reader, problems: list[str]) -> Iterator[tuple[str, Any, Any]]:
+    """(where, object, old object) for each object of `args.objects`, an update's old object found in `args.old`
+    by kind, namespace and name; documents that are no Kubernetes object, or lack their old object, are problems."""
+    from kcel.k8s.manifests.files import OldObjects
+
+    old_objects = read([args.old], problems) if args.old else []
+    olds = OldObjects([obj for _, obj in old_objects if isinstance(obj, dict)], args.namespace or "default")
+    for where, obj in read(args.objects, problems):
+        if not isinstance(obj, dict) or not obj.get("kind") or not obj.get("apiVersion"):
+            problems.append(f"{where}: not a Kubernetes object (apiVersion and kind are required)")
+            continue
+        old = olds.get(obj) if args.old else None
+        if args.old and old is None and args.operation in (None, "UPDATE"):
+            problems.append(f"{where}: no object with the same kind, namespace and name in {args.old}")
+            continue
+        yield where, obj, old
+
+
+def request_for(args: argparse.Namespace, obj: Any, old: Any, crds: Any = ()) -> dict[str, Any]:
+    """The AdmissionReview request the options describe (an authenticated user: `system:authenticated` added)."""
+    from kcel.k8s.admission.request import request_from_objects
 
     groups = list(dict.fromkeys([*args.group, "system:authenticated"]))
-    request = request_from_objects(
+    return request_from_objects(
         obj, old, operation=args.operation, user=args.user, groups=groups, namespace=args.namespace,
-        subresource=args.subresource, crds=policies.resources.crds,
+        subresource=args.subresource, crds=crds,
     )  # fmt: skip
+
+
+def _admit(args: argparse.Namespace, policies: PolicySet, authorizer: Any, obj: Any, old: Any) -> dict[str, Any]:
+    from kcel.k8s.admission.request import guessed_resource_warning
+
+    request = request_for(args, obj, old, policies.resources.crds)
     decision = policies.admit(request, authorizer=authorizer)
     record = _record(request, decision)
     subject = obj if obj is not None else old
