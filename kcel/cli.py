@@ -156,15 +156,16 @@ def build_parser() -> argparse.ArgumentParser:
     from kcel.webhook import command as serve_command
 
     admit_command.configure(_command(
-        commands, "admit", "decide as the API server's ValidatingAdmissionPolicies would, offline", ""
+        commands, "admit", "decide as the API server's Mutating- and ValidatingAdmissionPolicies would, offline", ""
     ))  # fmt: skip
     for name, (summary, configure) in surface_command.COMMANDS.items():
         configure(_command(commands, name, summary, ""))
     test_command.configure(_command(
-        commands, "test", "run suites of CRD and admission-policy cases as the API server would answer them", ""
+        commands, "test", "run suites of cases (CRDs, admission policies, webhook matchConditions, DRA selectors, "
+        "authentication and authorization configuration) as the API server would answer them", ""
     ))  # fmt: skip
     serve_command.configure(_command(
-        commands, "serve", "run a validating admission webhook that enforces ValidatingAdmissionPolicies",
+        commands, "serve", "run an admission webhook that enforces Validating- and MutatingAdmissionPolicies",
         "examples:\n  kcel serve --policies examples/admission/policies --cert tls.crt --key tls.key\n"
         "  kcel serve --policies policies/ --insecure-http --port 8080   # local testing only\n",
     ))  # fmt: skip

@@ -1,9 +1,12 @@
-"""`kcel test`: suites of cases for CRD rules and admission policies, run as the API server would answer them.
+"""`kcel test`: suites of cases for CRD rules, admission policies and the other places Kubernetes runs CEL (webhook
+match conditions, DRA device selectors, structured authentication and authorization), run as Kubernetes would
+answer them.
 
 A suite file (`*.kcel-test.yaml`) is read into `kcel.suites.model.Suite`s (`kcel.suites.loading`), each suite is
-prepared once per Kubernetes version (its CRDs loaded, its policies compiled) and every case is run and
-checked (`kcel.suites.runner`); `kcel.suites.reports` prints the results as text, JSON or JUnit XML, and
-`kcel.suites.update` writes answers back as expectations. `SCHEMA` is the JSON Schema of the format.
+prepared once per Kubernetes version (its CRDs loaded, its policies or configurations compiled) and every case is
+run and checked (`kcel.suites.runner`, with `crd_cases`, `admission_cases` and `surface_cases`);
+`kcel.suites.reports` prints the results as text, JSON or JUnit XML, and `kcel.suites.update` writes answers back
+as expectations. `SCHEMA` is the JSON Schema of the format.
 """
 
 from importlib.resources import files

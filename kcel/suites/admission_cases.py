@@ -9,7 +9,7 @@ and, for `authorizer`, its RBAC objects. Policies are compiled once per Kubernet
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,16 @@ from kcel.suites.model import AdmissionExpect, Case, Mismatch, Suite
 EXPECT_KEYS = ("allowed", "message", "reason", "code", "warnings", "auditAnnotations", "patched", "patch")
 SHORTHANDS = {"allowed": True, "denied": False}
 AUTHENTICATED = "system:authenticated"
+
+
+def admission_request(case: Case, crds: Iterable[Any] = ()) -> dict[str, Any]:
+    """The AdmissionReview request a case sends (also to webhooks): its objects, operation, user, groups (with
+    `system:authenticated`), namespace and subresource; `crds` (`Resources.crds`) name custom resources' plurals."""
+    return request_from_objects(
+        case.sent.value, case.old.value if case.old else None, operation=case.operation, user=case.user,
+        groups=list(dict.fromkeys([*case.groups, AUTHENTICATED])), namespace=case.namespace,
+        subresource=case.subresource or "", crds=crds,
+    )  # fmt: skip
 
 
 def read_expect(value: Any, where: Where, path: fe.Path) -> AdmissionExpect:
@@ -84,12 +94,7 @@ class AdmissionTarget:
     def answer(self, case: Case, version: str) -> Decision:
         """The decision on the case's request (raises ValueError on a request that cannot be built)."""
         policies = self.policies[version]
-        request = request_from_objects(
-            case.object.value, case.old.value if case.old else None, operation=case.operation, user=case.user,
-            groups=list(dict.fromkeys([*case.groups, AUTHENTICATED])), namespace=case.namespace,
-            subresource=case.subresource or "", crds=policies.resources.crds,
-        )  # fmt: skip
-        return policies.admit(request, authorizer=self.authorizer)
+        return policies.admit(admission_request(case, policies.resources.crds), authorizer=self.authorizer)
 
     def check(self, expect: AdmissionExpect, decision: Decision) -> list[Mismatch]:
         if expect.allowed != decision.allowed:
@@ -153,7 +158,7 @@ def prepare(suite: Suite, versions: tuple[str, ...]) -> AdmissionTarget:
         at = f" (Kubernetes {version})" if len(versions) > 1 else ""
         _raise_first(suite.where, "policies", [problem + at for problem in policies.problems])
         compiled[version] = policies
-    return AdmissionTarget(compiled, _authorizer(suite))
+    return AdmissionTarget(compiled, rbac_authorizer(suite))
 
 
 def _raise_first(where: Where, key: str, problems: list[str]) -> None:
@@ -161,7 +166,8 @@ def _raise_first(where: Where, key: str, problems: list[str]) -> None:
         raise SuiteError(where, fe.Path.new(key), problems[0])
 
 
-def _authorizer(suite: Suite) -> RBACAuthorizer | None:
+def rbac_authorizer(suite: Suite) -> RBACAuthorizer | None:
+    """The authorizer the suite's `rbac` objects make (None: no rbac given); SuiteError on objects it cannot read."""
     if not suite.rbac and not suite.rbac_objects:
         return None
     texts = [path.read_text(encoding="utf-8") for path in manifest_files(suite.rbac)]

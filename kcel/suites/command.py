@@ -1,4 +1,5 @@
-"""`kcel test`: run suites of CRD and admission-policy cases, as the API server would answer them, without a cluster.
+"""`kcel test`: run suites of cases (CRDs, admission policies, webhook match conditions, DRA device selectors,
+structured authentication and authorization), as Kubernetes would answer them, without a cluster.
 
 Only argparse is imported at module level, so that building the `kcel` parser stays cheap.
 """

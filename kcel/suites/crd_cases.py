@@ -59,9 +59,9 @@ class CRDTarget:
     def answer(self, case: Case, version: str) -> ObjectResult:
         """The API server's answer (raises ValueError on a request it cannot take)."""
         return validate_object(
-            self.crds[case.index], case.object.value, case.old.value if case.old else None,
+            self.crds[case.index], case.sent.value, case.old.value if case.old else None,
             subresource=case.subresource, field_validation=case.field_validation,
-            namespace=case.namespace or "default", strict_errors=case.object.strict_errors, k8s_version=version,
+            namespace=case.namespace or "default", strict_errors=case.sent.strict_errors, k8s_version=version,
         )  # fmt: skip
 
     def check(self, expect: CRDExpect, result: ObjectResult) -> list[Mismatch]:
@@ -90,7 +90,7 @@ class CRDTarget:
             recorded["valid"] = True
         if result.warnings:
             recorded["warnings"] = list(result.warnings)
-        if not result.message and _changed(case.object.value, result.object):
+        if not result.message and _changed(case.sent.value, result.object):
             del recorded["valid"]  # a stored object is a valid one
             recorded["stored"] = result.object
         return "valid" if recorded == {"valid": True} else recorded
@@ -125,7 +125,7 @@ def prepare(suite: Suite, versions: tuple[str, ...]) -> CRDTarget:
     for case in suite.cases:
         if case.skip:
             continue  # a skipped case may be waiting for a CRD version that is not there yet
-        found[case.index] = _crd_of(case.object, case, catalog, suite.where)
+        found[case.index] = _crd_of(case.sent, case, catalog, suite.where)
         if case.old is not None:
             _crd_of(case.old, case, catalog, suite.where)
     return CRDTarget(found)

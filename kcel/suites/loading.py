@@ -5,6 +5,13 @@ recursively, hidden folders left out. A file is decoded as the API server decode
 inline objects mean what they would mean in a request. Every document is read completely before anything
 runs: an unknown field, a file that is missing or a case without an object stops that document with a
 message naming the file, the document and the field path.
+
+What a suite tests is named by one key (`SUBJECTS`): crds, policies, webhooks, devices, authentication or
+authorization. Cases of CRD, admission and webhook suites send an object (`object`, or the suite's `base` with a
+`patch`); the others' cases give a `SurfaceInput`: a device case's `claim` (or the suite's `base` claim with a
+`patch`) and `featureGates`, an authentication case's `claims` or `token` and `now`, an authorization case's
+`request`. Expectations are read by the module of the suite's kind (`crd_cases`, `admission_cases`,
+`surface_cases`).
 """
 
 from __future__ import annotations
@@ -12,25 +19,65 @@ from __future__ import annotations
 import copy
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from kcel.k8s import field as fe
-from kcel.k8s.environment import server_version
-from kcel.k8s.manifests.decoding import decode_documents
+from kcel.k8s.environment import NEWEST, server_version
+from kcel.k8s.manifests.decoding import Document, decode_documents
 from kcel.k8s.manifests.files import manifest_files
-from kcel.suites import admission_cases, crd_cases
+from kcel.k8s.surfaces import dra
+from kcel.suites import admission_cases, crd_cases, surface_cases
 from kcel.suites.fields import Fields, SuiteError, Where, kind_of
-from kcel.suites.model import ADMISSION, CRD, Case, ObjectInput, Suite
+from kcel.suites.model import (
+    ADMISSION,
+    AUTHENTICATION,
+    AUTHORIZATION,
+    CRD,
+    DEVICES,
+    WEBHOOKS,
+    Case,
+    ClaimInput,
+    Expect,
+    ObjectInput,
+    ReviewInput,
+    Suite,
+    SurfaceInput,
+    TokenInput,
+)
 
 SUITE_SUFFIXES = (".kcel-test.yaml", ".kcel-test.yml")
 SUITE_NAMES = ("kcel-test.yaml", "kcel-test.yml")
+# The key that says what a suite tests: its kind, and what the key holds.
+SUBJECTS = {
+    "crds": (CRD, "files of CRDs"), "policies": (ADMISSION, "admission policies"),
+    "webhooks": (WEBHOOKS, "webhook configurations"), "devices": (DEVICES, "DeviceClasses and ResourceSlices"),
+    "authentication": (AUTHENTICATION, "an AuthenticationConfiguration"),
+    "authorization": (AUTHORIZATION, "an AuthorizationConfiguration"),
+}  # fmt: skip
 COMMON_KEYS = ("k8sVersion", "base", "cases")
-SUITE_KEYS = {CRD: ("crds", *COMMON_KEYS), ADMISSION: ("policies", "params", "namespaces", "rbac", *COMMON_KEYS)}
-CASE_KEYS = ("name", "object", "patch", "old", "update", "expect", "skip", "k8sVersion", "namespace", "subresource")
-KIND_CASE_KEYS = {CRD: ("fieldValidation",), ADMISSION: ("operation", "user", "groups")}
+SUITE_KEYS = {
+    CRD: ("crds", *COMMON_KEYS), ADMISSION: ("policies", "params", "namespaces", "rbac", *COMMON_KEYS),
+    WEBHOOKS: ("webhooks", "namespaces", "rbac", *COMMON_KEYS), DEVICES: ("devices", *COMMON_KEYS),
+    AUTHENTICATION: ("authentication", "k8sVersion", "cases"), AUTHORIZATION: ("authorization", "k8sVersion", "cases"),
+}  # fmt: skip
+REQUEST_CASE_KEYS = (
+    "name", "object", "patch", "old", "update", "expect", "skip", "k8sVersion", "namespace", "subresource"
+)  # fmt: skip
+ADMISSION_CASE_KEYS = (*REQUEST_CASE_KEYS, "operation", "user", "groups")
+CASE_KEYS = {
+    CRD: (*REQUEST_CASE_KEYS, "fieldValidation"), ADMISSION: ADMISSION_CASE_KEYS, WEBHOOKS: ADMISSION_CASE_KEYS,
+    DEVICES: ("name", "claim", "patch", "featureGates", "expect", "skip", "k8sVersion"),
+    AUTHENTICATION: ("name", "claims", "token", "now", "expect", "skip", "k8sVersion"),
+    AUTHORIZATION: ("name", "request", "expect", "skip", "k8sVersion"),
+}  # fmt: skip
+EXPECT_READERS: dict[str, Callable[[Any, Where, fe.Path], Expect]] = {
+    CRD: crd_cases.read_expect, ADMISSION: admission_cases.read_expect, **surface_cases.EXPECT_READERS,
+}  # fmt: skip
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"
+CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 
 
 def is_suite_file(path: Path) -> bool:
@@ -99,15 +146,9 @@ def read_suite(value: Any, where: Where) -> Suite:
     kind = _kind(doc)
     doc.known(SUITE_KEYS[kind])
     folder = where.file.parent
-    if kind == CRD:
-        inputs: dict[str, Any] = {"crds": _paths(doc, "crds", folder, required=True)}
-    else:
-        objects, params = _objects_or_paths(doc, "params", folder)
-        rbac_objects, rbac = _objects_or_paths(doc, "rbac", folder)
-        inputs = dict(policies=_paths(doc, "policies", folder, required=True), params=params, rbac=rbac,
-                      objects=(*objects, *_namespaces(doc)), rbac_objects=rbac_objects)  # fmt: skip
+    inputs = _suite_inputs(doc, kind, folder)
     versions = read_versions(doc, "k8sVersion")
-    base = _object(doc, "base", folder) if doc.has("base") else None
+    base = (_claim if kind == DEVICES else _object)(doc, "base", folder) if doc.has("base") else None
     cases = tuple(_case(Fields.of(item, where, path), i, kind, base, folder) for i, (path, item) in
                   enumerate(doc.items("cases", required=True)))  # fmt: skip
     _unique_names(cases, where)
@@ -115,13 +156,36 @@ def read_suite(value: Any, where: Where) -> Suite:
 
 
 def _kind(doc: Fields) -> str:
-    if doc.has("crds") and doc.has("policies"):
-        raise doc.error("policies", "a suite tests either CRDs (crds) or admission policies (policies), not both")
-    if doc.has("crds"):
-        return CRD
-    if doc.has("policies"):
-        return ADMISSION
-    raise SuiteError(doc.where, fe.Path(), "a suite needs crds (files of CRDs) or policies (admission policies)")
+    given = [key for key in SUBJECTS if doc.has(key)]
+    if len(given) > 1:
+        first, second = given[:2]
+        raise doc.error(second, f"a suite tests either CRDs (crds), admission policies (policies), webhooks, devices, "
+                        f"authentication or authorization, not both {first} and {second}: give {second} a suite of "
+                        "its own (another YAML document, after ---)")  # fmt: skip
+    if not given:
+        others = [f"{key} ({what})" for key, (_, what) in SUBJECTS.items()][2:]
+        problem = (
+            f"a suite needs crds (files of CRDs) or policies (admission policies), or else {', '.join(others[:-1])}"
+        )
+        raise SuiteError(doc.where, fe.Path(), f"{problem} or {others[-1]}")
+    return SUBJECTS[given[0]][0]
+
+
+def _suite_inputs(doc: Fields, kind: str, folder: Path) -> dict[str, Any]:
+    """What the suite loads besides its cases: files, objects written inline, a configuration."""
+    if kind == CRD:
+        return {"crds": _paths(doc, "crds", folder, required=True)}
+    if kind in (AUTHENTICATION, AUTHORIZATION):
+        return {"configuration": _object(doc, kind, folder)}
+    if kind == DEVICES:
+        return {"files": _paths(doc, "devices", folder, required=True)}
+    rbac_objects, rbac = _objects_or_paths(doc, "rbac", folder)
+    if kind == WEBHOOKS:
+        return dict(files=_paths(doc, "webhooks", folder, required=True), rbac=rbac, rbac_objects=rbac_objects,
+                    objects=tuple(_namespaces(doc)))  # fmt: skip
+    objects, params = _objects_or_paths(doc, "params", folder)
+    return dict(policies=_paths(doc, "policies", folder, required=True), params=params, rbac=rbac,
+                objects=(*objects, *_namespaces(doc)), rbac_objects=rbac_objects)  # fmt: skip
 
 
 def read_versions(doc: Fields, key: str) -> tuple[str, ...]:
@@ -205,15 +269,18 @@ def _unique_names(cases: tuple[Case, ...], where: Where) -> None:
 
 
 def _case(fields: Fields, index: int, kind: str, base: ObjectInput | None, folder: Path) -> Case:
-    fields.known((*CASE_KEYS, *KIND_CASE_KEYS[kind]))
+    fields.known(CASE_KEYS[kind])
     name = fields.string("name") or f"cases[{index}]"
-    sent, old = _request_objects(fields, base, folder)
-    reader = crd_cases.read_expect if kind == CRD else admission_cases.read_expect
+    given = SURFACE_INPUTS[kind](fields, base, folder) if kind in SURFACE_INPUTS else None
+    sent, old = _request_objects(fields, base, folder) if given is None else (None, None)
+    reader = EXPECT_READERS[kind]
     expect = reader(fields.value("expect"), fields.where, fields.at("expect")) if fields.has("expect") else None
     common: dict[str, Any] = dict(
         name=name, index=index, object=sent, old=old, expect=expect, skip=_skip(fields),
         versions=read_versions(fields, "k8sVersion"), namespace=fields.string("namespace"),
     )  # fmt: skip
+    if given is not None:
+        return Case(**common, given=given)
     if kind == CRD:
         subresource = fields.string("subresource", choices=("status",))
         if subresource and old is None:
@@ -236,19 +303,9 @@ def _skip(fields: Fields) -> str | None:
 def _request_objects(fields: Fields, base: ObjectInput | None, folder: Path) -> tuple[ObjectInput, ObjectInput | None]:
     """The object sent and the one before it: `object` or the suite's `base` with `patch` applied; then `old`,
     or `update` (a merge patch that turns the object into the new one, the object being the old one)."""
-    for first, second in (("object", "patch"), ("old", "update")):
-        if fields.has(first) and fields.has(second):
-            raise fields.error(second, f"give either {first} or {second}, not both")
-    if fields.has("object"):
-        sent = _object(fields, "object", folder)
-    elif fields.has("patch"):
-        if base is None:
-            raise fields.error("patch", "the suite has no base object to patch")
-        sent = _patched(base, fields, "patch")
-    elif base is not None:
-        sent = base
-    else:
-        raise SuiteError(fields.where, fields.path, "no object: give object (or patch, with the suite's base)")
+    if fields.has("old") and fields.has("update"):
+        raise fields.error("update", "give either old or update, not both")
+    sent = _sent(fields, "object", base, folder, _object)
     if fields.has("old"):
         return sent, _object(fields, "old", folder)
     if fields.has("update"):
@@ -256,30 +313,157 @@ def _request_objects(fields: Fields, base: ObjectInput | None, folder: Path) -> 
     return sent, None
 
 
+def _sent(
+    fields: Fields, key: str, base: ObjectInput | None, folder: Path, read: Callable[[Fields, str, Path], ObjectInput]
+) -> ObjectInput:
+    """`key` (an object or a claim, as `read` reads it), or the suite's `base` with `patch` applied, or the base."""
+    if fields.has(key) and fields.has("patch"):
+        raise fields.error("patch", f"give either {key} or patch, not both")
+    if fields.has(key):
+        return read(fields, key, folder)
+    if fields.has("patch"):
+        if base is None:
+            raise fields.error("patch", f"the suite has no base {key} to patch")
+        return _patched(base, fields, "patch")
+    if base is None:
+        raise SuiteError(fields.where, fields.path, f"no {key}: give {key} (or patch, with the suite's base)")
+    return base
+
+
 def _object(fields: Fields, key: str, folder: Path) -> ObjectInput:
     """An object written inline, or a file (relative to the suite) holding one document."""
-    value, path = fields.value(key), fields.at(key)
-    if isinstance(value, str):
-        return _object_file(fields, key, folder / value)
-    if not isinstance(value, Mapping):
-        raise SuiteError(fields.where, path, f"must be an object or a file holding one, not {kind_of(value)}")
-    return ObjectInput(_kubernetes_object(value, fields, path), (), path)
+    value, strict_errors, origin = _document(fields, key, folder)
+    return ObjectInput(_kubernetes_object(value, fields, fields.at(key), origin), strict_errors, fields.at(key))
 
 
-def _object_file(fields: Fields, key: str, file: Path) -> ObjectInput:
-    if not file.is_file():
-        raise fields.error(key, f"{file}: no such file")
-    try:
-        documents = decode_documents(file.read_text(encoding="utf-8"), str(file))
-    except (OSError, UnicodeDecodeError) as err:
-        raise fields.error(key, f"{file}: cannot read: {err}") from None
+def _document(fields: Fields, key: str, folder: Path) -> tuple[Mapping[str, Any], tuple[str, ...], str]:
+    """A mapping written inline, or the one document of a file: the value, its duplicate fields, and the file's
+    name to start messages about it with."""
+    value = fields.value(key)
+    if not isinstance(value, str):
+        if not isinstance(value, Mapping):
+            raise fields.error(key, f"must be an object or a file holding one, not {kind_of(value)}")
+        return value, (), ""
+    file = folder / value
+    documents = _file_documents(fields, key, file)
     if len(documents) != 1:
         raise fields.error(key, f"{file} holds {len(documents)} documents; an object file holds exactly one")
     (document,) = documents
     if document.error:
         raise fields.error(key, document.error)
-    value = _kubernetes_object(document.value, fields, fields.at(key), f"{file}: ")
-    return ObjectInput(value, document.strict_errors, fields.at(key))
+    if not isinstance(document.value, Mapping):
+        raise fields.error(key, f"{file}: must be an object, not {kind_of(document.value)}")
+    return document.value, document.strict_errors, f"{file}: "
+
+
+def _file_documents(fields: Fields, key: str, file: Path) -> list[Document]:
+    if not file.is_file():
+        raise fields.error(key, f"{file}: no such file")
+    try:
+        return decode_documents(file.read_text(encoding="utf-8"), str(file))
+    except (OSError, UnicodeDecodeError) as err:
+        raise fields.error(key, f"{file}: cannot read: {err}") from None
+
+
+def _claim(fields: Fields, key: str, folder: Path) -> ObjectInput:
+    """A ResourceClaim or ResourceClaimTemplate written inline, or the one in a file (which may hold the
+    DeviceClasses and the like beside it: manifests often bundle them)."""
+    value = fields.value(key)
+    if isinstance(value, str):
+        file = folder / value
+        documents = _file_documents(fields, key, file)
+        if problem := next((d.error for d in documents if d.error), ""):
+            raise fields.error(key, problem)
+        claims = [d for d in documents if _is_claim(d.value)]
+        if len(claims) != 1:
+            raise fields.error(key, f"{file} holds {len(claims)} ResourceClaims or ResourceClaimTemplates; "
+                               "name a file that holds one")  # fmt: skip
+        return ObjectInput(copy.deepcopy(dict(claims[0].value)), claims[0].strict_errors, fields.at(key))
+    claim = _object(fields, key, folder)
+    if not _is_claim(claim.value):
+        kind = f"{claim.value['kind']} ({claim.value['apiVersion']})"
+        raise fields.error(key, f"must be a ResourceClaim or ResourceClaimTemplate ({dra.GROUP}), not a {kind}")
+    return claim
+
+
+def _is_claim(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping) and value.get("kind") in CLAIM_KINDS
+        and str(value.get("apiVersion", "")).rpartition("/")[0] == dra.GROUP
+    )  # fmt: skip
+
+
+# -- the inputs of the other surfaces' cases ------------------------------------------------------------------------
+
+
+def _claim_input(fields: Fields, base: ObjectInput | None, folder: Path) -> SurfaceInput:
+    """`claim` (or the base claim, `patch`ed) and `featureGates: {DRAConsumableCapacity: true}`."""
+    claim = _sent(fields, "claim", base, folder, _claim)
+    gates = fields.mapping("featureGates")
+    found = dict(gates.data) if gates else {}
+    for name, on in found.items():
+        path = fields.at("featureGates").key(str(name))
+        if not isinstance(on, bool):
+            raise SuiteError(fields.where, path, f"must be true or false, not {kind_of(on)}")
+        try:
+            dra.selector_env(NEWEST, stored=True, feature_gates={name: on})  # only to know the gate
+        except ValueError as err:
+            raise SuiteError(fields.where, path, str(err)) from None
+    return ClaimInput(claim, found)
+
+
+def _token_input(fields: Fields, base: ObjectInput | None, folder: Path) -> SurfaceInput:
+    """`claims` (a mapping) or `token` (a JWT), and `now`."""
+    if fields.has("claims") and fields.has("token"):
+        raise fields.error("token", "give either claims or token, not both")
+    token: str | Mapping[str, Any]
+    if fields.has("token"):
+        token = fields.string("token") or ""
+        if not token.strip():
+            raise fields.error("token", "give a JWT (header.payload.signature)")
+    elif fields.has("claims"):
+        claims = fields.value("claims")
+        if not isinstance(claims, Mapping):
+            raise fields.error("claims", f"must be a mapping of the token's claims, not {kind_of(claims)}")
+        token = copy.deepcopy(dict(claims))
+    else:
+        raise SuiteError(fields.where, fields.path, "no token: give claims (the token's claims) or token (a JWT)")
+    return TokenInput(token, _moment(fields, "now"))
+
+
+def _moment(fields: Fields, key: str) -> datetime | None:
+    """RFC 3339 (`2025-06-01T12:00:00Z`) or Unix seconds."""
+    value = fields.value(key)
+    if value is None:
+        return None
+    problem = f"must be a time in RFC 3339 (2025-06-01T12:00:00Z) or Unix seconds, not {kind_of(value)}"
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(re.sub(r"[Zz]$", "+00:00", value))  # Python 3.10 reads no Z
+        except ValueError:
+            raise fields.error(key, f"{problem} {value!r}") from None
+        if moment.tzinfo is None:
+            raise fields.error(key, f"{value!r} has no time zone: end it with Z for UTC, or an offset (+02:00)")
+        return moment
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fields.error(key, problem)
+    try:
+        return datetime.fromtimestamp(value, timezone.utc)
+    except (OverflowError, OSError, ValueError) as err:
+        raise fields.error(key, f"{value} seconds: {err}") from None
+
+
+def _review_input(fields: Fields, base: ObjectInput | None, folder: Path) -> SurfaceInput:
+    """`request`: a SubjectAccessReview or its spec, inline or in a file."""
+    if not fields.has("request"):
+        raise SuiteError(fields.where, fields.path, "no request: give request (a SubjectAccessReview or its spec)")
+    value, _, _ = _document(fields, "request", folder)
+    return ReviewInput(copy.deepcopy(dict(value)))
+
+
+SURFACE_INPUTS: dict[str, Callable[[Fields, ObjectInput | None, Path], SurfaceInput]] = {
+    DEVICES: _claim_input, AUTHENTICATION: _token_input, AUTHORIZATION: _review_input,
+}  # fmt: skip
 
 
 def _kubernetes_object(value: Any, fields: Fields, path: fe.Path, origin: str = "") -> dict[str, Any]:

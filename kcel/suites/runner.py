@@ -1,4 +1,5 @@
-"""Preparing suites (loading their CRDs or compiling their policies) and running every case, one `Result` per version.
+"""Preparing suites (loading their CRDs, compiling their policies or configurations) and running every case, one
+`Result` per version.
 
 Preparation comes first and for every suite, so that a suite whose CRD is missing or whose policy does not
 load stops the run before any case has run; then each selected case runs at each Kubernetes version it
@@ -14,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kcel.k8s.environment import NEWEST
-from kcel.suites import admission_cases, crd_cases
+from kcel.suites import admission_cases, crd_cases, surface_cases
 from kcel.suites.fields import SuiteError
-from kcel.suites.model import CRD, Case, Mismatch, Suite
+from kcel.suites.model import ADMISSION, CRD, Case, Mismatch, Suite
 
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
 NEW, RECORDED = "new", "recorded"  # no expectation yet; expectation written by --update
@@ -84,7 +85,9 @@ def prepare(
 def _target(suite: Suite, versions: tuple[str, ...]) -> Target:
     if suite.kind == CRD:
         return crd_cases.prepare(suite, versions)
-    return admission_cases.prepare(suite, versions)
+    if suite.kind == ADMISSION:
+        return admission_cases.prepare(suite, versions)
+    return surface_cases.prepare(suite, versions)
 
 
 def _all_versions(suite: Suite, override: str | None) -> tuple[str, ...]:

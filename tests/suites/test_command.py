@@ -53,7 +53,7 @@ def test_without_paths_it_searches_the_current_folder(
 ) -> None:
     monkeypatch.chdir(EXAMPLES)
     assert main(["test", "-k", "widget.kcel-test.yaml::the base"]) == 0
-    assert capsys.readouterr().out.endswith("1 passed, 0 failed, 20 deselected\n")  # 21 cases, one selected
+    assert capsys.readouterr().out.endswith("1 passed, 0 failed, 40 deselected\n")  # 41 cases, one selected
 
 
 def test_the_readme_example_and_its_output(

@@ -21,7 +21,8 @@ SUITES = sorted(EXAMPLES.rglob("*.kcel-test.yaml"))
 
 def test_there_are_example_suites_for_crds_and_admission() -> None:
     assert [p.relative_to(EXAMPLES).as_posix() for p in SUITES] == [
-        "admission/admission.kcel-test.yaml", "admission/mutating/mutating.kcel-test.yaml", "widget.kcel-test.yaml"
+        "admission/admission.kcel-test.yaml", "admission/mutating/mutating.kcel-test.yaml",
+        "surfaces/surfaces.kcel-test.yaml", "widget.kcel-test.yaml",
     ]  # fmt: skip
 
 
@@ -91,7 +92,11 @@ def test_junit_output_parses(broken: Path, capsys: pytest.CaptureFixture[str]) -
     names = {s.get("name") for s in root.findall("testsuite")}
     admission = str(broken / "admission" / "admission.kcel-test.yaml")
     mutating = str(broken / "admission" / "mutating" / "mutating.kcel-test.yaml")
-    assert names == {admission, f"{admission} (document 1)", mutating, str(broken / "widget.kcel-test.yaml")}
+    surfaces = str(broken / "surfaces" / "surfaces.kcel-test.yaml")
+    assert names == {
+        admission, f"{admission} (document 1)", mutating, str(broken / "widget.kcel-test.yaml"),
+        surfaces, *(f"{surfaces} (document {n})" for n in (1, 2, 3)),
+    }  # fmt: skip
     failed = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
     assert sorted(failed) == [
         "anyone else may not", "replicas above maxReplicas", "seven replicas are denied, with a warning",
