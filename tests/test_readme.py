@@ -38,3 +38,35 @@ def test_named_modules_and_attributes_exist(dotted: str) -> None:
             found = getattr(found, attribute)
         return
     pytest.fail(f"{dotted} names no module")
+
+
+ROOT = Path(__file__).resolve().parents[1]
+# Shell examples whose output the README shows whole: those of the other CEL surfaces, with the files the README
+# itself gives (a ```yaml block whose first line is `# NAME.yaml`).
+SURFACE_RUNS = re.findall(
+    r"```\n(\$ kcel [^\n]*(?:examples/surfaces/|bad-authentication)[^\n]*)\n(.*?)```", README, re.S
+)
+GIVEN_FILES = dict(re.findall(r"```yaml\n# ([\w-]+\.yaml)\n(.*?)```", README, re.S))
+
+
+def test_the_readme_shows_every_surface_command() -> None:
+    shown = {line.split()[2] for line, _ in SURFACE_RUNS}
+    assert shown == {"check", "match-webhooks", "select-devices", "authenticate", "authorize"}
+
+
+@pytest.mark.parametrize(("line", "output"), SURFACE_RUNS, ids=[line[:60] for line, _ in SURFACE_RUNS])
+def test_surface_examples_print_what_the_readme_shows(
+    line: str, output: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shlex
+
+    from kcel.cli import main
+
+    monkeypatch.chdir(ROOT)
+    args = shlex.split(line.removeprefix("$ kcel "))
+    for name, text in GIVEN_FILES.items():
+        if name in args:
+            (tmp_path / name).write_text(text, encoding="utf-8")
+            monkeypatch.chdir(tmp_path)
+    main(args)
+    assert capsys.readouterr().out == output
