@@ -60,7 +60,7 @@ def test_the_readme_example_and_its_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The README's suite, run from a folder holding it as examples/widget.kcel-test.yaml, prints what it shows."""
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("### Testing CRD rules and policies")[1]
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("### Testing CRD rules, policies and the rest")[1]
     suite = section.split("```yaml\n")[1].split("```")[0]
     output = section.split("```\n$ kcel test examples/\n")[1].split("```")[0]
     (tmp_path / "examples").mkdir()
