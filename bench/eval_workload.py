@@ -188,6 +188,25 @@ def immutable_class(a: Activation) -> object:
     return "storageClassName" not in old or a["self"]["storageClassName"] == old["storageClassName"]
 
 
+DEPLOYMENT_STORED = as_json(DEPLOYMENT)  # the same content in another object, as decoded from storage
+STRINGS = as_json({"wanted": [f"team-{i}" for i in range(1_000)], "allowed": [f"team-{i}" for i in range(999, -1, -1)]})
+LABELS_1000 = as_json({"labels": {f"example.com/key-{i}": f"value-{i}" for i in range(1_000)}})
+
+
+def unchanged(a: Activation) -> object:
+    return a["self"] == a["oldSelf"]  # right for JSON without bools beside numbers or NaN, as here
+
+
+def all_allowed(a: Activation) -> object:
+    allowed = set(a["self"]["allowed"])
+    return all(team in allowed for team in a["self"]["wanted"])
+
+
+def labels_prefixed(a: Activation) -> object:
+    labels = a["self"]["labels"]
+    return all(labels[key].startswith("value-") for key in labels)
+
+
 WORKLOAD = [
     Rule("replicas<=max", "self.replicas <= self.maxReplicas", {"self": SCALING}, replicas_max),
     Rule(
@@ -237,6 +256,16 @@ WORKLOAD = [
         "!has(oldSelf.storageClassName) || self.storageClassName == oldSelf.storageClassName",
         {"self": VOLUME_NEW, "oldSelf": VOLUME_OLD},
         immutable_class,
+    ),
+    Rule(
+        "self == oldSelf (Deployment)", "self == oldSelf", {"self": DEPLOYMENT, "oldSelf": DEPLOYMENT_STORED}, unchanged
+    ),  # fmt: skip
+    Rule("all(x in list) 1,000 x 1,000", "self.wanted.all(t, t in self.allowed)", {"self": STRINGS}, all_allowed),
+    Rule(
+        "all(labels[k]) 1,000 keys",
+        "self.labels.all(k, self.labels[k].startsWith('value-'))",
+        {"self": LABELS_1000},
+        labels_prefixed,
     ),
 ]
 

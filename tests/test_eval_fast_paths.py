@@ -136,3 +136,89 @@ def _outcome(run: Any) -> tuple[str, Any]:
         return "value", run()
     except EvalError as err:
         return "error", str(err)
+
+
+# -- schema-typed variables (CRD rules) ------------------------------------------------------------------------------
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "s": {"type": "string"}, "i": {"type": "integer"}, "b": {"type": "boolean"},
+        "o": {"type": "object", "properties": {"s": {"type": "string"}}},
+        "l": {"type": "array", "items": {"type": "string"}},
+        "set": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+        "m": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+}  # fmt: skip
+TYPED = ["self.s == 'a'", "self.i + 1 > 1", "self.b || self.o.s == 'a'", "has(self.o) && self.o.s.size() > 0",
+         "self.l.all(x, x in self.l)", "self.l.exists(x, x in self.set)", "self.m.all(k, self.m[k] == 'a')",
+         "['a', 'b'].all(x, x in self.l || x in self.m)", "self == other", "self.o == other.o",
+         "self.set == other.set", "self.l.map(x, self.m[x]).size() > 0"]  # fmt: skip
+wrong = st.sampled_from([None, 1, True, 1.5, "a", [], {}, ["a"], {"s": "a"}])
+typed_values = {
+    "s": st.one_of(st.sampled_from(["a", "b", ""]), wrong), "i": st.one_of(st.integers(-2, 2), wrong),
+    "b": st.one_of(st.booleans(), wrong), "o": st.one_of(st.fixed_dictionaries({}, optional={"s": st.sampled_from(
+        ["a", "", None, 1])}), wrong),
+    "l": st.one_of(st.lists(st.sampled_from(["a", "b", None]), max_size=3), wrong),
+    "set": st.one_of(st.lists(st.sampled_from(["a", "b"]), max_size=3, unique=True), wrong),
+    "m": st.one_of(st.dictionaries(st.sampled_from(["a", "b"]), st.sampled_from(["a", "b", None, 1]), max_size=2),
+                   wrong),
+}  # fmt: skip
+objects = st.one_of(st.fixed_dictionaries({}, optional=typed_values), wrong)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.sampled_from(TYPED), objects, objects)
+def test_schema_typed_reads_agree_with_the_metered_and_traced_programs(expression: str, self: Any, other: Any) -> None:
+    """Plain programs read a typed field inline when a dict holds a value of the schema's class, convert a list or
+    map read in a loop once per evaluation and compare typed objects field by field without converting; metered and
+    traced programs do none of that. Data that does not match the schema must fail alike in all three."""
+    from kcel.k8s.schemas.decltypes import schema_decl_type
+    from kcel.k8s.schemas.schema import Schema
+
+    decl = schema_decl_type(Schema.from_json(SCHEMA))
+    assert decl is not None
+    program = kcel.Env(variables={"self": decl.cel, "other": decl.cel}).compile(expression)
+    activation = {"self": self, "other": other}
+    plain = _outcome(lambda: program.evaluate(activation))
+    assert plain == _outcome(lambda: program.evaluate_with_cost(activation, 1_000_000)[0])
+    explained = program.explain(activation)
+    assert plain == (("error", str(explained.error)) if explained.error else ("value", explained.value))
+
+
+def _converting_equals(decl: Any, a: Any, b: Any) -> Any:
+    """Typed object equality as upstream's unstructuredMap.Equal words it: every field converted, then compared."""
+    from kcel.eval.equality import cel_equals as equals
+
+    if decl.kind != "object":
+        return equals(a, b)
+    if not isinstance(b, Mapping):
+        raise EvalError("no such overload")
+    if len(a) != len(b):
+        return False
+    for key, mine in a.items():
+        field = decl.fields_by_key.get(key)
+        if field is None:
+            if key in b and not equals(mine, b[key]):
+                return False
+            continue
+        theirs = b.get(key)
+        if (mine is None) != (theirs is None):
+            return False
+        if mine is not None:
+            convert = field.type.converter or (lambda value: value)
+            if not _converting_equals(field.type, convert(mine), convert(theirs)):
+                return False
+    return True
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.fixed_dictionaries({}, optional=typed_values), objects)
+def test_schema_typed_equality_agrees_with_converting_every_field(self: Any, other: Any) -> None:
+    from kcel.k8s.schemas.decltypes import schema_decl_type
+    from kcel.k8s.schemas.schema import Schema
+
+    decl = schema_decl_type(Schema.from_json(SCHEMA))
+    assert decl is not None
+    for a, b in ((self, other), (self, self), (self, dict(self))):
+        assert _outcome(lambda a=a, b=b: decl.equals(a, b)) == _outcome(lambda a=a, b=b: _converting_equals(decl, a, b))

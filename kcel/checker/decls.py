@@ -202,6 +202,10 @@ class FieldAccess:
     read: Callable[[Any], Any]
     test: Callable[[Any], bool]
     read_optional: Callable[[Any], Any]
+    key: str | None = None
+    plain: type | None = None
+    """The data key, and the class whose values under it are the field's CEL values as they are: generated code
+    reads such a value of a dict inline and calls `read` only for anything else (absent, null, another type)."""
 
     @classmethod
     def of(cls, read: Callable[[Any], Any], test: Callable[[Any], bool]) -> FieldAccess:

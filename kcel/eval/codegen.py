@@ -359,7 +359,20 @@ class CodeGen:
             t = self.types.get(node.operand.id)
             if t is not None and t.name == "optional_type":  # `opt.field` stays optional (chained optionals)
                 return f"{self.bind(access.read_optional, '_opt')}({operand})"
-            return f"{self.bind(access.read, '_get')}({operand})"
+            read = self.bind(access.read, "_get")
+            if access.key is None and self.loops and not self.metered and not self.traced:
+                if self.read_from_input(node):  # a conversion (a list's, a map's) once, not at every step
+                    cell = self.temp("_r")
+                    self.preamble.append(f"{cell} = _Lazy(lambda: {read}({operand}))")
+                    return f"({cell}.value if {cell}.done else _force({cell}))"
+            if access.key is None or not self.inline:
+                return f"{read}({operand})"
+            # In place, operand evaluated once: a dict's non-null value is the answer, anything else asks `read`.
+            value, plain = self.temp("_w"), self.bind(access.plain, "_c")
+            holder = operand if operand.isidentifier() else self.temp("_o")
+            bound = holder if holder == operand else f"({holder} := {operand})"
+            found = f"{bound}.__class__ is dict and ({value} := {holder}.get({access.key!r}))"
+            return f"({value} if {found}.__class__ is {plain} else {read}({holder}))"
         if self.is_plain_data(node.operand):
             return f"{operand}[{node.field!r}]"
         return f"_select({operand}, {node.field!r}{self.presence})"

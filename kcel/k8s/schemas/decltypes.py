@@ -47,7 +47,11 @@ class DeclField:
 
     @cached_property
     def access(self) -> FieldAccess:
-        return FieldAccess(values.field_reader(self), values.field_tester(self), values.optional_field_reader(self))
+        plain = values.PLAIN_KINDS.get(self.type.kind)
+        return FieldAccess(
+            values.field_reader(self), values.field_tester(self), values.optional_field_reader(self),
+            self.key if plain else None, plain,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)

@@ -414,25 +414,39 @@ def make_equality(decl: DeclType) -> Callable[[Any, Any], bool]:
     if decl.kind != "object":
         return cel_equals
 
+    # Fields whose values of one class are CEL values as they are (the conversion only checks the class): two
+    # such values compare without converting, objects by their own schema.
+    fields = {key: (field, PLAIN_KINDS.get(field.type.kind)) for key, field in decl.fields_by_key.items()}
+
     def equal_objects(a: Any, b: Any) -> bool:
         if not isinstance(b, Mapping):
             raise EvalError("no such overload")
         if len(a) != len(b):
             return False
-        for key, value in a.items():
-            field = decl.fields_by_key.get(key)
-            if field is None:
-                if key in b and not deep_equal(value, b[key]):
+        for key, mine in a.items():
+            known = fields.get(key)
+            if known is None:
+                if key in b and not deep_equal(mine, b[key]):
                     return False
                 continue
-            mine, theirs = a.get(key), b.get(key)
-            if (mine is None) != (theirs is None):
-                return False
-            if mine is not None and not field.type.equals(_read(field, mine), _read(field, theirs)):
+            theirs = b.get(key)
+            if mine is None or theirs is None:
+                if mine is not theirs:
+                    return False
+                continue
+            field, plain = known
+            if plain is not None and mine.__class__ is plain and theirs.__class__ is plain:
+                if not (field.type.equals(mine, theirs) if plain is dict else mine == theirs):
+                    return False
+            elif not field.type.equals(_read(field, mine), _read(field, theirs)):
                 return False
         return True
 
     return equal_objects
+
+
+PLAIN_KINDS: dict[str, type] = {"string": str, "int": int, "bool": bool, "object": dict}
+"""Schema kinds whose JSON values are their CEL values: `make_converter` only checks their class."""
 
 
 def _read(field: DeclField, value: Any) -> Any:
