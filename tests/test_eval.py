@@ -336,3 +336,22 @@ def test_or_value_on_a_non_optional_follows_the_api_servers_cel_go(version: str,
         else:
             assert program.evaluate({"x": [1]}) == expected
     assert env.compile("optional.none().orValue(x)").evaluate({"x": [1]}) == [1]
+
+
+@pytest.mark.parametrize("expression", ["x == 1", "x != 1", "x + 1", "x in [1]", "x.y", "has(x.y)", "type(x)", "[x]",
+                                        "{'a': x}", "x", "[1].all(i, i == x)", "y.exists(i, i == x)"])  # fmt: skip
+def test_a_missing_variable_fails_where_it_is_used(expression: str) -> None:
+    """cel-go resolves a variable when it is used: a missing one is `no such attribute(s)`, whatever uses it."""
+    program = kcel.Env(variables={"x": "dyn", "y": "list(int)"}).compile(expression)
+    activation = {"y": [1]}
+    for run in (lambda: program.evaluate(activation), lambda: program.evaluate_with_cost(activation, 1_000_000)):
+        with pytest.raises(kcel.EvalError, match=r"^no such attribute\(s\): x$"):
+            run()
+    assert str(program.explain(activation).error) == "no such attribute(s): x"
+
+
+@pytest.mark.parametrize("expression", ["false && x", "true || x == 1", "y.exists(i, i == 1 || x)", "true ? 1 : x"])
+def test_a_missing_variable_that_is_not_used_is_no_error(expression: str) -> None:
+    program = kcel.Env(variables={"x": "dyn", "y": "list(int)"}).compile(expression)
+    assert program.evaluate({"y": [1]}) == program.evaluate_with_cost({"y": [1]})[0]
+    assert program.explain({"y": [1]}).error is None

@@ -111,6 +111,9 @@ class CodeGen:
         # `x["f"]` for a field of plain data, where a Python TypeError stands for cel-go's error; without it every
         # selection goes through the runtime helpers, which give cel-go's exact errors (kcel.eval.program).
         self.inline = inline and not self.traced
+        # A missing variable fails where it is used: the strict variants test each use (`_bound`), the others stop
+        # at the start when one is missing and the program runs its strict variant instead (kcel.eval.program).
+        self.strict_variables = not self.inline
         self.optimize = optimize  # cel-go's OptOptimize, which Kubernetes sets: constant literals are folded
         self.decls = decls
         self.metered = metered
@@ -144,7 +147,10 @@ class CodeGen:
         for var, py in self.variables.items():
             header.append(f"    {py} = _act.get({var!r}, {self.bind(runtime.Unbound(var), '_unbound')})")
             # `datetime`/`timedelta` inputs become CEL timestamps/durations, at one class test each.
-            header.append(f"    if {py}.__class__ in _PYTHON_TIME: {py} = _from_python_time({py})")
+            if self.strict_variables:
+                header.append(f"    if {py}.__class__ in _PYTHON_TIME: {py} = _from_python_time({py})")
+            else:
+                header.append(f"    if {py}.__class__ in _SPECIAL_INPUT: {py} = _special_input({py})")
         header += [f"    {line}" for line in self.preamble]
         return Plan("\n".join([*header, self.w.source()]), self.namespace, name, frozenset(self.variables))
 
@@ -313,7 +319,7 @@ class CodeGen:
         self.cost(1)
         if name not in self.variables:
             self.variables[name] = f"_v{len(self.variables) + 1}"
-        return self.variables[name]
+        return f"_bound({self.variables[name]})" if self.strict_variables else self.variables[name]
 
     def qualified_name(self, node: Expr) -> str | None:
         return names.qualified_name(node, self.is_local)

@@ -14,7 +14,7 @@ from kcel.checker.types import DYN, CelType
 from kcel.errors import CelError, EvalError
 from kcel.eval.codegen import CodeGen, Declarations, Plan
 from kcel.eval.dispatch import Meter
-from kcel.eval.runtime import CEL_ERRORS, OperandTypeError, as_eval_error
+from kcel.eval.runtime import CEL_ERRORS, OperandTypeError, UnboundVariable, as_eval_error
 from kcel.eval.trace import Explanation, Tracer, TraceTooLong, explain
 from kcel.parser import Parsed
 
@@ -102,7 +102,11 @@ class Program:
             return (self._fast or self._fast_function())(activation or _EMPTY, None)
         except KeyError as err:
             raise as_eval_error(err) from None
-        except (TypeError, OperandTypeError):  # cel-go's words for it depend on the operand: ask the exact plan
+        except (
+            TypeError,
+            OperandTypeError,
+            UnboundVariable,
+        ):  # cel-go's words depend on the operand: ask the exact plan
             try:
                 return self._exact_function(False)(activation or _EMPTY, None)
             except (KeyError, TypeError) as err:
@@ -116,7 +120,7 @@ class Program:
         try:
             try:
                 value = self._metered_function().function(activation or _EMPTY, meter)
-            except (TypeError, OperandTypeError):  # as in `evaluate`
+            except (TypeError, OperandTypeError, UnboundVariable):  # as in `evaluate`
                 meter = Meter(meter.limit)
                 value = self._exact_function(True)(activation or _EMPTY, meter)
         except (KeyError, TypeError) as err:

@@ -43,7 +43,7 @@ def unwrap(value: Any) -> Any:
     if isinstance(value, BaseException):
         raise as_eval_error(value)
     if type(value) is Unbound:
-        raise EvalError("no such attribute")
+        raise value.error()
     return value
 
 
@@ -668,15 +668,40 @@ def from_python_time(value: datetime | timedelta) -> Any:
 
 
 class Unbound:
-    """What a variable missing from the activation holds; using it is an error."""
+    """What a variable missing from the activation holds; using it is an error (cel-go's missing attribute)."""
 
     __slots__ = ("name",)
 
     def __init__(self, name: str = "") -> None:
         self.name = name
 
+    def error(self) -> EvalError:
+        return EvalError(f"no such attribute(s): {self.name}")
+
     def __getitem__(self, key: Any) -> Any:
-        raise EvalError(f"no such attribute: {self.name}")
+        raise self.error()
+
+
+class UnboundVariable(Exception):
+    """A variable the program reads is missing from the activation: the fast variants, which do not test each use
+    of a variable, stop, and the program runs its strict variant, which fails where the variable is used."""
+
+
+SPECIAL_INPUT = frozenset({datetime, timedelta, Unbound})
+
+
+def special_input(value: Any) -> Any:
+    """A variable's value of a class that needs care: Python times become CEL's, a missing variable stops."""
+    if value.__class__ is Unbound:
+        raise UnboundVariable(value.name)
+    return from_python_time(value)
+
+
+def bound(value: Any) -> Any:
+    """A use of a variable in the strict variant: its value, or the error of a missing one."""
+    if value.__class__ is Unbound:
+        raise value.error()
+    return value
 
 
 UNBOUND = Unbound()
@@ -747,6 +772,7 @@ EXPORTED = {"raise": raise_error} | {
         "optional_index",
         "type_of", "cel_equals", "in_set", "list_with_optionals", "make_map_optional", "optional_missing",
         "optional_value",
-        "Lazy", "force", "UNBOUND", "PYTHON_TIME", "from_python_time", "charge",
+        "Lazy", "force", "UNBOUND", "PYTHON_TIME", "from_python_time", "SPECIAL_INPUT", "special_input", "bound",
+        "charge",
     )
 }  # fmt: skip
