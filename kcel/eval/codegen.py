@@ -62,6 +62,8 @@ _INLINE_OPERATORS: dict[str, tuple[str, bool]] = {
     "add_double": ("({} + {})", False), "subtract_double": ("({} - {})", False),
     "multiply_double": ("({} * {})", False), "add_string": ("({} + {})", True),
 }  # fmt: skip
+# Types whose values compare alike under Python's `==` and CEL's (two bools, two ints, two strings...).
+_PYTHON_EQUALITY = frozenset({"bool", "int", "uint", "double", "string", "bytes"})
 # cel-go's IsTypeConversionFunction: with a constant argument these are folded when planning.
 _TYPE_CONVERSIONS = frozenset(
     {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"}
@@ -142,7 +144,9 @@ class CodeGen:
     def plan(self, name: str = "_kcel_eval") -> Plan:
         result = self.gen(self.parsed.expr)
         self.flush()
-        self.w.line(f"return _unwrap({result})")
+        # At the root every error raises where it happens (nothing tolerant holds one) and a missing variable has
+        # stopped the program or failed where it was used: the result is a value.
+        self.w.line(f"return {result}" if not self.traced else f"return _unwrap({result})")
         header = [f"def {name}(_act, _m):"]
         for var, py in self.variables.items():
             header.append(f"    {py} = _act.get({var!r}, {self.bind(runtime.Unbound(var), '_unbound')})")
@@ -543,6 +547,11 @@ class CodeGen:
 
     def inline_template(self, node: Call) -> str | None:
         """Plain Python for an operator the checker typed with primitives on both sides (a format template)."""
+        if node.function in ("_==_", "_!=_") and not self.metered:
+            left, right = (self.types.get(arg.id) for arg in node.args)
+            if left is not None and left == right and left.name in _PYTHON_EQUALITY:  # Python's == is CEL's
+                return "({} == {})" if node.function == "_==_" else "({} != {})"
+            return None
         chosen = self.chosen.get(node.id, ())
         if len(chosen) != 1 or chosen[0] not in _INLINE_OPERATORS or not self.statically_typed(node.args):
             return None
