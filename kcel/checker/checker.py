@@ -8,12 +8,13 @@ element type, say) become `dyn`.
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from kcel.checker import errors, names, validators
-from kcel.checker.decls import ASTValidator, Overload, StructType
+from kcel.checker.decls import ASTValidator, Overload, StructType, has_params
 from kcel.checker.types import (
     BOOL,
     BYTES,
@@ -135,6 +136,13 @@ _OPTIONAL_INDEX = tuple(
 # Calls whose list and map literals may mix element types even with homogeneous literals on (cel-go's block
 # validator exempts cel.@block; libraries add theirs, e.g. the strings extension's format()).
 _MIXED_LITERALS_ALLOWED = frozenset({"cel.@block"})
+
+
+# Overload resolutions of calls whose argument types have no parameters, per environment: the same function with
+# the same argument types resolves the same way (what cel-go's checker recomputes for every call).
+_RESOLUTIONS: weakref.WeakKeyDictionary[Any, dict[Any, tuple[Sequence[Overload], CelType, tuple[str, ...]]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 class _Checker:
@@ -313,10 +321,39 @@ class _Checker:
             return self.error(node, errors.undeclared_reference(function, self.env.container))
         if function in ("_&&_", "_||_"):
             return self.logical(node, overloads, args, arg_types)
+        concrete = not any(map(has_params, arg_types))
+        cacheable = concrete and overloads is self.env.overloads(function)  # not a list made for this call
+        key = (id(overloads), member, tuple(arg_types))
+        resolutions = _RESOLUTIONS.setdefault(self.env, {}) if cacheable else None
+        if resolutions is not None and key in resolutions:
+            kept, known, chosen = resolutions[key]
+            if kept is overloads:
+                self.chosen[node.id] = chosen
+                return known
+        result, found = self.match_overloads(overloads, arg_types, member, concrete)
+        if result is None:
+            receiver = arg_types[0] if member else None
+            shown = arg_types[1:] if member else arg_types
+            return self.error(node, errors.no_matching_overload(function, shown, receiver))
+        self.chosen[node.id] = tuple(found)
+        if resolutions is not None and not any(o.generic for o in overloads):  # nothing was bound: the same again
+            resolutions[key] = (overloads, result, tuple(found))
+        return result
+
+    def match_overloads(
+        self, overloads: Sequence[Overload], arg_types: list[CelType], member: bool, concrete: bool
+    ) -> tuple[CelType | None, list[str]]:
+        """The result type and the ids of the overloads the arguments fit, binding type parameters."""
         result: CelType | None = None
         found: list[str] = []
         for overload in overloads:
             if overload.member != member or len(overload.args) != len(arg_types):
+                continue
+            if concrete and not overload.generic:  # nothing to bind: no copy of the substitution to try it on
+                if all(is_assignable(p, a, self.subst) for p, a in zip(overload.args, arg_types, strict=True)):
+                    found.append(overload.id)
+                    candidate = overload.result
+                    result = candidate if result is None else (result if result == candidate else DYN)
                 continue
             params, overload_result = self.instantiate(overload)
             trial = self.subst.copy()
@@ -325,12 +362,7 @@ class _Checker:
                 found.append(overload.id)
                 candidate = self.resolved(overload_result)
                 result = candidate if result is None else (result if result == candidate else DYN)
-        if result is None:
-            receiver = arg_types[0] if member else None
-            shown = arg_types[1:] if member else arg_types
-            return self.error(node, errors.no_matching_overload(function, shown, receiver))
-        self.chosen[node.id] = tuple(found)
-        return result
+        return result, found
 
     def logical(
         self, node: Call, overloads: Sequence[Overload], args: Sequence[Expr], arg_types: list[CelType]

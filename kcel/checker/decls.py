@@ -181,6 +181,16 @@ class Overload:
     doc: str = ""
     estimate: Estimate | None = None
     constant_check: ConstantCheck | None = None
+    generic: bool = field(init=False, repr=False, compare=False)
+    """Whether the signature has type parameters (the checker binds them on a copy of its substitution)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "generic", any(map(has_params, (*self.args, self.result))))
+
+
+def has_params(t: CelType) -> bool:
+    """Whether a type has type parameters anywhere in it."""
+    return t.kind == "param" or any(map(has_params, t.params))
 
 
 @dataclass(frozen=True, slots=True)
