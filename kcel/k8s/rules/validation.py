@@ -10,10 +10,12 @@ Kubernetes field errors whose text matches the API server's.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from kcel.checker.types import BOOL, STRING, optional_of
@@ -124,14 +126,36 @@ class RuleEnvironments:
     ) -> None:
         """`k8s_version`: the API server (default the newest); `extra`: libraries added to Kubernetes' own (an
         embedding API server's additions)."""
-        self.base = Env(k8s_version=k8s_version or NEWEST, environment=environment)
+        self.base = _base_env(k8s_version or NEWEST, environment)
+        # What identifies these environments for the compiled-rule cache (None: extra libraries, never cached).
+        self.key: tuple[str, str] | None = (k8s_version or NEWEST, environment)
         if extra:
             libraries = [*self.base.libraries, *extra]
             self.base = Env(k8s_version=k8s_version or NEWEST, environment=environment, libraries=libraries)
+            self.key = None
 
     def for_type(self, self_type: DeclType, optional_old_self: bool) -> Env:
         cel = self_type.cel
         return self.base.extend({"self": cel, "oldSelf": optional_of(cel) if optional_old_self else cel})
+
+
+@lru_cache(maxsize=64)
+def _base_env(k8s_version: str, environment: str) -> Env:
+    return Env(k8s_version=k8s_version, environment=environment)
+
+
+_COMPILED: OrderedDict[Hashable, CompiledRule] = OrderedDict()
+_COMPILED_MAX = 4096
+_COMPILED_LOCK = threading.Lock()
+
+
+def _cache_key(schema: Schema, decl: DeclType, envs: RuleEnvironments, rule: ValidationRule) -> Hashable | None:
+    """Rules compile alike wherever the same text meets the same schema in the same environment: the same rule in
+    every version of a CRD, or on every field of one shape. The schema is its full text (repr), the type its
+    fields (a resource root has apiVersion, kind and metadata besides), the API server the one answered as."""
+    if envs.key is None:
+        return None
+    return (envs.key, fe.api_server(), rule, repr(schema), decl.kind, tuple(decl.fields))
 
 
 def compile_rules(
@@ -147,13 +171,26 @@ def compile_rules(
         return []
     if decl is None:
         raise ValueError("failed to convert to declType for CEL validation rules")
+    keys = [_cache_key(schema, decl, envs, rule) for rule in rules]
+    with _COMPILED_LOCK:
+        found = [_COMPILED.get(key) if key is not None else None for key in keys]
+    if all(compiled is not None for compiled in found):
+        return found  # type: ignore[return-value]
     # A fresh type name per compilation, so that no rule can depend on it (generateUniqueSelfTypeName).
     self_type = assign_type_name(decl, f"selfType{time.time_ns() % 1_000_000_000}")
     plain, optional = envs.for_type(self_type, False), envs.for_type(self_type, True)
-    return [
-        replace(_compile_rule(schema, rule, optional if rule.optional_old_self else plain), self_type=self_type)
-        for rule in rules
-    ]
+    compiled_rules = []
+    for rule, key, compiled in zip(rules, keys, found, strict=True):
+        if compiled is None:
+            env = optional if rule.optional_old_self else plain
+            compiled = replace(_compile_rule(schema, rule, env), self_type=self_type)
+            if key is not None:
+                with _COMPILED_LOCK:
+                    _COMPILED[key] = compiled
+                    while len(_COMPILED) > _COMPILED_MAX:
+                        _COMPILED.popitem(last=False)
+        compiled_rules.append(compiled)
+    return compiled_rules
 
 
 def _compile_rule(schema: Schema, rule: ValidationRule, env: Env) -> CompiledRule:

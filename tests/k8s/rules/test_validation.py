@@ -218,3 +218,30 @@ def test_schema_bounds_follow_the_api_server() -> None:
         name = meta.fields["metadata"].type.fields["name"].type.schema
         found.append((size.max_elements, name.max_length if name is not None else None))
     assert found == [(3 * 1024 * 1024 - 2, None), (40, None), (40, None), (40, 253)]
+
+
+def test_the_same_rule_on_the_same_schema_compiles_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every version of a CRD repeating a rule, or fields of one shape sharing it: one compilation per (rule,
+    schema, environment); another schema, environment or Kubernetes version compiles again."""
+    from kcel.env import Env
+
+    compiled: list[str] = []
+    original = Env.compile
+
+    def counting(env: Env, text: str, check: bool = True) -> Any:
+        compiled.append(text)
+        return original(env, text, check)
+
+    monkeypatch.setattr(Env, "compile", counting)
+    rule = "self.size() <= 10 && self != 'cache-test'"
+    shape = {"type": "object", "properties": {name: {"type": "string", "x-kubernetes-validations": [{"rule": rule}]}
+                                              for name in ("a", "b", "c")}}  # fmt: skip
+    for _ in range(3):  # three versions with the same schema
+        assert len(Validator(schema(shape)).validate({"a": "x" * 11, "b": "ok", "c": "cache-test"}).errors) == 2
+    assert compiled == [rule]
+    Validator(schema(shape), k8s_version="1.31").validate({"a": "ok"})
+    Validator(schema(shape), environment="new").validate({"a": "ok"})
+    other = {"type": "object", "properties": {"a": {"type": "string", "maxLength": 5,
+                                                    "x-kubernetes-validations": [{"rule": rule}]}}}  # fmt: skip
+    Validator(schema(other)).validate({"a": "ok"})
+    assert compiled == [rule] * 4
