@@ -146,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="unknown and duplicate fields: reject (kubectl's default), warn, or drop silently",
     )  # fmt: skip
     validate.add_argument("--namespace", "-n", default="default", help="namespace of objects that name none")
+    validate.add_argument(
+        "--jobs", "-j", type=_positive, default=os.cpu_count() or 1, metavar="N",
+        help="worker processes for many files (default: one per CPU); the output keeps file order",
+    )  # fmt: skip
     validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid objects")
     validate.add_argument("--output", "-o", choices=("text", "json"), default="text")
     add_version_option(validate)
@@ -175,6 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_version_option(repl)
     repl.add_argument("--history", metavar="FILE", help="history file (default ~/.kcel_history)")
     return parser
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return int(text)
 
 
 def _command(commands: Any, name: str, summary: str, epilog: str) -> argparse.ArgumentParser:
@@ -414,7 +424,7 @@ def _share_text(share: float) -> str:
 
 def _validate(args: argparse.Namespace) -> int:
     """Every object of every file against its CRD; exit 1 if any is invalid or unreadable, 2 on bad paths."""
-    from kcel.k8s.crds.validate import Catalog, Options, validate_files
+    from kcel.k8s.crds.validate import Catalog, Options, validate_files_in_parallel
     from kcel.k8s.manifests.files import OldObjects, manifest_files
 
     try:
@@ -428,8 +438,8 @@ def _validate(args: argparse.Namespace) -> int:
     options = Options(args.field_validation.capitalize(), args.namespace, args.subresource, args.k8s_version)
     reports: list[Report] = []
     with _Progress(len(files)) as progress:
-        for path in files:
-            for report in validate_files([path], catalog, options, old):
+        for found in validate_files_in_parallel(files, catalog, options, old, args.jobs):
+            for report in found:
                 reports.append(report)
                 if args.output == "text":
                     progress.clear()

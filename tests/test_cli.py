@@ -292,3 +292,26 @@ def test_check_prints_the_api_servers_warnings(tmp_path: Path, capsys: pytest.Ca
     crd.write_text(Path(CRD).read_text().replace("mode: {type: string,", "mode: {type: string, format: my-format,"))
     assert main(["check", str(crd)]) == 0
     assert '  Warning: unrecognized format "my-format"' in capsys.readouterr().out.splitlines()
+
+
+def test_validate_in_parallel_keeps_file_order(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Enough files for worker processes: the same reports, in the same order, as in one process."""
+    import yaml
+
+    widget = yaml.safe_load((EXAMPLES / "widget.yaml").read_text())
+    widget["spec"]["containers"] = widget["spec"]["containers"][:1]  # valid, but for replicas
+    for i in range(40):  # every third invalid, one unreadable
+        widget["metadata"]["name"] = f"w{i}"
+        widget["spec"]["replicas"] = 5 if i % 3 == 0 else 1
+        (tmp_path / f"w{i:02}.yaml").write_text(yaml.safe_dump(widget) if i != 7 else "a: [", encoding="utf-8")
+    runs = []
+    for jobs in ("1", "2"):
+        args = ["validate", "-v", "-j", jobs, "--crd", str(EXAMPLES / "widget-crd.yaml"), str(tmp_path)]
+        runs.append((main(args), capsys.readouterr()))
+    (serial, one), (parallel, two) = runs
+    assert serial == parallel == 1
+    assert one.out == two.out and one.err == two.err
+    assert "40 objects in 40 files: 25 valid, 14 invalid, 1 not validated" in two.err
+    assert [line.split(":")[0] for line in two.out.splitlines() if line.startswith(str(tmp_path))] == sorted(
+        line.split(":")[0] for line in two.out.splitlines() if line.startswith(str(tmp_path))
+    )

@@ -9,8 +9,10 @@ every run.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,6 +135,39 @@ def validate_files(
     """A report for every object in `files`, in file and document order."""
     for path in files:
         yield from validate_file(path, catalog, options, old or OldObjects())
+
+
+PARALLEL_FROM = 16
+"""Fewer files than this are validated in this process: starting workers would cost more than it saves."""
+
+
+def validate_files_in_parallel(
+    files: Sequence[Path], catalog: Catalog, options: Options, old: OldObjects, jobs: int
+) -> Iterator[list[Report]]:
+    """Each file's reports, in file order, validated by up to `jobs` worker processes. The workers are forked,
+    so they start with the CRDs already loaded; where processes cannot be forked (Windows), or with few files or
+    one job, this process validates them."""
+    if jobs <= 1 or len(files) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        for path in files:
+            yield list(validate_file(path, catalog, options, old))
+        return
+    context = multiprocessing.get_context("fork")
+    chunk = max(1, min(64, len(files) // (jobs * 8)))
+    with ProcessPoolExecutor(jobs, context, initializer=_share, initargs=(catalog, options, old)) as pool:
+        yield from pool.map(_validate_in_worker, files, chunksize=chunk)
+
+
+_SHARED: tuple[Catalog, Options, OldObjects] | None = None
+
+
+def _share(catalog: Catalog, options: Options, old: OldObjects) -> None:
+    global _SHARED
+    _SHARED = (catalog, options, old)
+
+
+def _validate_in_worker(path: Path) -> list[Report]:
+    assert _SHARED is not None
+    return list(validate_file(path, *_SHARED))
 
 
 def validate_file(path: Path, catalog: Catalog, options: Options, old: OldObjects) -> Iterator[Report]:
