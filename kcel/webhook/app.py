@@ -78,7 +78,14 @@ class Webhook:
         self.settings = settings
         self.tls = tls
         self.metrics = metrics or Metrics()
-        self.executor = ThreadPoolExecutor(max_workers=settings.threads, thread_name_prefix="kcel-admit")
+        # No threads: evaluations run on the event loop (kcel serve --threads 0), which spares each request the
+        # hand-over to a thread and back; a slow evaluation then holds this process's other requests, and its
+        # deadline is kept between expressions only.
+        self.executor = (
+            ThreadPoolExecutor(max_workers=settings.threads, thread_name_prefix="kcel-admit")
+            if settings.threads
+            else None
+        )
 
     def app(self) -> Starlette:
         routes = [
@@ -103,7 +110,8 @@ class Webhook:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
-            self.executor.shutdown(wait=False, cancel_futures=True)
+            if self.executor is not None:
+                self.executor.shutdown(wait=False, cancel_futures=True)
 
     async def watch(self) -> None:
         """Poll policy files (compiled in a thread) and the certificate (reloaded on the loop, between handshakes)."""
@@ -181,8 +189,11 @@ class Webhook:
         loop = asyncio.get_running_loop()
         self.metrics.in_flight.inc()
         try:
-            future = loop.run_in_executor(self.executor, _admit, served, review.request, deadline, mode)
-            decision: DecisionLike = await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()) + GRACE)
+            if self.executor is None:
+                decision: DecisionLike = _admit(served, review.request, deadline, mode)
+            else:
+                future = loop.run_in_executor(self.executor, _admit, served, review.request, deadline, mode)
+                decision = await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()) + GRACE)
         except (asyncio.TimeoutError, DeadlineExceeded):
             message = f"policy evaluation did not finish within {budget:g}s"
             return failure_decision(message, fail_closed=fail_closed, code=504), "error"

@@ -299,3 +299,17 @@ def test_logs_are_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     entry = json.loads(JsonFormatter().format(record))
     assert entry["msg"] == "admission review" and entry["uid"] == "u" and entry["cost"] == 4
     assert entry["level"] == "info" and entry["time"].endswith("Z")
+
+
+async def test_without_threads_policies_run_on_the_event_loop(tmp_path: Path) -> None:
+    """--threads 0: the same answers, the deadline handed to the engine, and no thread but the caller's."""
+    seen: list[str] = []
+    policies = StandIn(hook=lambda: seen.append(threading.current_thread().name))
+    async with serving(policies, tmp_path, threads=0, timeout=2.0) as client:
+        good = (await client.post("/validate", json=review())).json()["response"]
+        bad = (await client.post("/validate", json=review("bad"))).json()["response"]
+        mutated = (await client.post("/mutate", json=review())).json()["response"]
+    assert (good["allowed"], bad["allowed"], bad["status"]["code"]) == (True, False, 403)
+    assert mutated["patchType"] == "JSONPatch"
+    assert seen == [threading.current_thread().name] * 2
+    assert all(deadline is not None for deadline in policies.deadlines)
