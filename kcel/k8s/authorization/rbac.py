@@ -14,8 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
+from kcel.k8s.manifests.decoding import decode_documents
 from kcel.libs.k8s_authz import SERVICE_ACCOUNT_PREFIX, Attributes, Decision, UserInfo, Verdict
 from kcel.libs.k8s_selectors import LabelRequirement, SelectorError, aggregate_errors, new_label_requirement
 from kcel.temporal import go_quote
@@ -230,7 +229,7 @@ class RBACAuthorizer:
         """
         loaded: dict[str, list[Any]] = {kind: [] for kind in _PARSERS}
         for text in documents:
-            for obj in _objects(yaml.safe_load_all(text)):
+            for obj in _objects(_decoded(text)):
                 kind = obj.get("kind")
                 if kind in _PARSERS and str(obj.get("apiVersion", "")).startswith(RBAC_GROUP + "/"):
                     loaded[kind].append(_PARSERS[kind](obj))
@@ -279,6 +278,14 @@ class RBACAuthorizer:
 
 
 # -- YAML ------------------------------------------------------------------------------------------
+
+
+def _decoded(text: str) -> Iterator[Any]:
+    """The documents of a text as the API server decodes them (with its limits); ValueError for one that fails."""
+    for document in decode_documents(text, "RBAC objects"):
+        if document.error:
+            raise ValueError(document.error)
+        yield document.value
 
 
 def _objects(documents: Iterable[Any]) -> Iterator[dict[str, Any]]:

@@ -292,9 +292,18 @@ for _tag in ("timestamp", "value"):  # explicit `!!timestamp`: go-yaml keeps the
 
 
 def _decode_yaml(chunk: str, name: str, first_line: int) -> tuple[Any, tuple[str, ...]]:
+    if len(chunk) > MAX_DOCUMENT_BYTES and len(chunk.encode("utf-8", "surrogatepass")) > MAX_DOCUMENT_BYTES:
+        raise DecodeError(f"{name}:{first_line}: {TOO_LARGE}")
     loader = _GoYAMLLoader(chunk)
     try:
-        value = loader.get_single_data()
+        node = loader.get_single_node()
+        try:
+            excessive = node is not None and _excessive_aliasing(node)
+        except DecodeError as err:
+            raise DecodeError(f"{name}:{first_line}: invalid YAML: {err}") from None
+        if excessive:
+            raise DecodeError(f"{name}:{first_line}: invalid YAML: document contains excessive aliasing")
+        value = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as err:
         raise DecodeError(_yaml_problem(err, name, first_line)) from None
     except yaml.YAMLError as err:
@@ -305,6 +314,77 @@ def _decode_yaml(chunk: str, name: str, first_line: int) -> tuple[Any, tuple[str
         loader.dispose()
     strict = (YAML_ERRORS_PREFIX + "\n".join(f"  {d}" for d in loader.duplicates),) if loader.duplicates else ()
     return _json_compatible(value, name, first_line), strict
+
+
+MAX_DOCUMENT_BYTES = 3 * 1024 * 1024
+"""The API server's limit on a request body (3 MiB): a bigger object is refused before it is decoded."""
+TOO_LARGE = f"Request entity too large: limit is {MAX_DOCUMENT_BYTES}"
+
+
+def _excessive_aliasing(root: Any) -> bool:
+    """go-yaml v2's guard against alias bombs, which sigs.k8s.io/yaml (so the API server) applies: decoding counts
+    every node it unmarshals, through aliases too, and fails once more than 100 of over 1,000 came from aliases
+    and their share passes allowedAliasRatio (99% up to 400,000 decodes, scaling down to 10% at 4,000,000).
+
+    PyYAML's graph shares an anchored node wherever it is referenced: the document is walked in order without
+    expanding anything, an alias adding its target's expanded size (counted once per node) at one step. Within an
+    alias the share only grows while the allowed ratio only falls, so checking at its end decides as go-yaml's
+    check at every node does. Raises DecodeError for an anchor that contains itself."""
+    sizes: dict[int, int] = {}
+    defining: set[tuple[int, int]] = set()  # (parent, position) of each node's first occurrence
+    seen: set[int] = set()
+    decoded, aliased = 1, 0  # the document node
+    stack: list[tuple[Any, int, int]] = [(root, 0, 0)]
+    while stack:
+        node, parent, position = stack.pop()
+        if id(node) in seen:  # an alias node, then its target unmarshalled under it
+            size = _expanded_size(node, sizes, defining)
+            decoded, aliased = decoded + 1 + size, aliased + size
+        else:
+            seen.add(id(node))
+            defining.add((parent, position))
+            decoded += 1
+            children = _children(node)
+            stack.extend((children[i], id(node), i) for i in range(len(children) - 1, -1, -1))
+        if aliased > 100 and decoded > 1000 and aliased / decoded > _allowed_alias_ratio(decoded):
+            return True
+    return False
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return list(node.value) if isinstance(node.value, list) else []
+
+
+def _expanded_size(target: Any, sizes: dict[int, int], defining: set[tuple[int, int]]) -> int:
+    """Decodes to unmarshal `target` with every alias inside it expanded, each alias node counting one more."""
+    pending, open_nodes = [(target, False)], set()
+    while pending:
+        node, ready = pending.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if ready:
+            open_nodes.discard(id(node))
+            sizes[id(node)] = 1 + sum(
+                sizes[id(child)] + ((id(node), i) not in defining) for i, child in enumerate(children)
+            )
+            continue
+        if id(node) in open_nodes:
+            raise DecodeError("anchor value contains itself")
+        open_nodes.add(id(node))
+        pending.append((node, True))
+        pending.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(target)]
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    if decoded <= 400_000:
+        return 0.99
+    if decoded >= 4_000_000:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - 400_000) / 3_600_000
 
 
 def _yaml_problem(err: yaml.MarkedYAMLError, name: str, first_line: int) -> str:
@@ -362,6 +442,7 @@ def _json_documents(text: str, name: str, first_line: int, first_index: int) -> 
         if position >= len(text):
             return documents
         index, line = first_index + len(documents), first_line + text.count("\n", 0, position)
+        start = position
         try:
             raw, position = _DECODER.raw_decode(text, position)
         except json.JSONDecodeError as err:
@@ -369,6 +450,9 @@ def _json_documents(text: str, name: str, first_line: int, first_index: int) -> 
             return [*documents, Document(index, line, error=f"{where}: invalid JSON: {err.msg}")]
         except (ValueError, RecursionError) as err:
             return [*documents, Document(index, line, error=f"{name}:{line}: invalid JSON: {err}")]
+        if position - start > MAX_DOCUMENT_BYTES and len(text[start:position].encode("utf-8")) > MAX_DOCUMENT_BYTES:
+            documents.append(Document(index, line, error=f"{name}:{line}: {TOO_LARGE}"))
+            continue
         duplicates: list[str] = []
         value = _unpair(raw, "", duplicates)
         if value is not None:
