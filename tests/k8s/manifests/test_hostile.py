@@ -125,3 +125,18 @@ def test_bytes_that_are_not_a_manifest_get_one_line(
     assert main(["validate", "--crd", CRD, str(path)]) == 1
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith(str(path))]
     assert len(lines) == 1 and expected in lines[0] and "Traceback" not in lines[0]
+
+
+def test_every_entry_point_refuses_the_bomb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`kcel admit` objects, `kcel test` suites and `kcel check` files decode alike: one line, no hang."""
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(laughs(), encoding="utf-8")
+    suite = tmp_path / "bomb.kcel-test.yaml"
+    suite.write_text(f"crds: {CRD}\ncases: []\n---\n" + laughs(), encoding="utf-8")
+    policy = ROOT / "examples" / "admission" / "policies"
+    with bounded(seconds=10.0):
+        assert main(["admit", "--policy", str(policy), str(bomb)]) == 1
+        assert main(["test", str(suite)]) == 2
+        assert main(["check", str(bomb)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("document contains excessive aliasing") == 3
