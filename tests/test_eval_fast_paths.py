@@ -153,7 +153,9 @@ SCHEMA = {
 TYPED = ["self.s == 'a'", "self.i + 1 > 1", "self.b || self.o.s == 'a'", "has(self.o) && self.o.s.size() > 0",
          "self.l.all(x, x in self.l)", "self.l.exists(x, x in self.set)", "self.m.all(k, self.m[k] == 'a')",
          "['a', 'b'].all(x, x in self.l || x in self.m)", "self == other", "self.o == other.o",
-         "self.set == other.set", "self.l.map(x, self.m[x]).size() > 0"]  # fmt: skip
+         "self.set == other.set", "self.l.map(x, self.m[x]).size() > 0",
+         "has(self.s) ? self.s : 'none'", "has(self.l) && has(self.o.s) ? 1 : 2",
+         "(self.i < 1) ? 'lt' : 'ge'"]  # fmt: skip
 wrong = st.sampled_from([None, 1, True, 1.5, "a", [], {}, ["a"], {"s": "a"}])
 typed_values = {
     "s": st.one_of(st.sampled_from(["a", "b", ""]), wrong), "i": st.one_of(st.integers(-2, 2), wrong),

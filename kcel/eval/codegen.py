@@ -361,7 +361,12 @@ class CodeGen:
             operand = self.gen(node.operand)
             self.cost(0 if self.is_attribute(node.operand) else 1)
             if access is not None:
-                return f"{self.bind(access.test, '_has')}({operand})"
+                test = self.bind(access.test, "_has")
+                if access.key is None or not self.inline:
+                    return f"{test}({operand})"
+                holder, bound = self.holder(operand)
+                found = f"{bound}.__class__ is dict and {holder}.get({access.key!r}).__class__ is {self.plain(access)}"
+                return f"(True if {found} else {test}({holder}))"
             return f"_has_field({operand}, {node.field!r}{self.presence})"
         operand = self.gen(node.operand)
         self.cost(1 if self.is_attribute(node.operand) else 2)
@@ -378,14 +383,22 @@ class CodeGen:
             if access.key is None or not self.inline:
                 return f"{read}({operand})"
             # In place, operand evaluated once: a dict's non-null value is the answer, anything else asks `read`.
-            value, plain = self.temp("_w"), self.bind(access.plain, "_c")
-            holder = operand if operand.isidentifier() else self.temp("_o")
-            bound = holder if holder == operand else f"({holder} := {operand})"
+            value, (holder, bound) = self.temp("_w"), self.holder(operand)
             found = f"{bound}.__class__ is dict and ({value} := {holder}.get({access.key!r}))"
-            return f"({value} if {found}.__class__ is {plain} else {read}({holder}))"
+            return f"({value} if {found}.__class__ is {self.plain(access)} else {read}({holder}))"
         if self.is_plain_data(node.operand):
             return f"{operand}[{node.field!r}]"
         return f"_select({operand}, {node.field!r}{self.presence})"
+
+    def holder(self, operand: str) -> tuple[str, str]:
+        """A name for an operand read inline twice, and the text that evaluates it once into that name."""
+        if operand.isidentifier():
+            return operand, operand
+        name = self.temp("_o")
+        return name, f"({name} := {operand})"
+
+    def plain(self, access: Any) -> str:
+        return self.bind(access.plain, "_c")
 
     def spill(self, text: str) -> str:
         """Evaluate `text` now, into a temporary, and return the temporary's name."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from kcel.eval.writer import Writer
-from kcel.parser.ast import Call, Comprehension, Const, CreateList, Expr, Ident
+from kcel.parser.ast import Call, Comprehension, Const, CreateList, Expr, Ident, Select
 
 
 @dataclass
@@ -115,7 +115,7 @@ def conditional(cg: Planner, node: Call, tolerant: bool) -> str:
     test = cg.gen(cond)
     result = cg.temp()
     cg.flush()
-    cg.w.line(f"if _conditional_test({test}):")
+    cg.w.line(f"if {test}:" if _always_bool(cond) else f"if _conditional_test({test}):")
     with cg.w.indent():
         cg.w.line(f"{result} = {_branch(cg, then, tolerant)}")
         cg.flush()
@@ -124,6 +124,15 @@ def conditional(cg: Planner, node: Call, tolerant: bool) -> str:
         cg.w.line(f"{result} = {_branch(cg, other, tolerant)}")
         cg.flush()
     return result
+
+
+_BOOL_RESULTS = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in", "!_", "_&&_", "_||_"})
+
+
+def _always_bool(node: Expr) -> bool:
+    """A presence test or an operator whose result is a bool or an error, never another value: `?:` need not test
+    it is a bool."""
+    return (isinstance(node, Select) and node.test_only) or (isinstance(node, Call) and node.function in _BOOL_RESULTS)
 
 
 def _branch(cg: Planner, node: Expr, tolerant: bool) -> str:
