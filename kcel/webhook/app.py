@@ -57,6 +57,7 @@ class Settings:
     fail_closed: bool = True  # --failure-policy Fail
     threads: int = 4
     poll_interval: float = 1.0
+    shutdown_delay: float = 5.0  # seconds between SIGTERM and closing the listener: see kcel.webhook.server
 
 
 class DeadlineExceeded(Exception):
@@ -78,6 +79,9 @@ class Webhook:
         self.settings = settings
         self.tls = tls
         self.metrics = metrics or Metrics()
+        # Set on SIGTERM (kcel.webhook.server): /readyz fails and every answer closes its connection, so load
+        # balancers and keep-alive clients move to other replicas while this one still answers what comes.
+        self.draining = False
         # No threads: evaluations run on the event loop (kcel serve --threads 0), which spares each request the
         # hand-over to a thread and back; a slow evaluation then holds this process's other requests, and its
         # deadline is kept between expressions only.
@@ -140,7 +144,9 @@ class Webhook:
         return self._count("/healthz", PlainTextResponse("ok"))
 
     async def readyz(self, request: Request) -> Response:
-        """Ready once a policy set is loaded: before that every review would be a server failure."""
+        """Ready once a policy set is loaded (before, every review would be a server failure) until shutdown starts."""
+        if self.draining:
+            return self._count("/readyz", PlainTextResponse("shutting down", status_code=503))
         served = self.store.served
         if served is None:
             return self._count("/readyz", PlainTextResponse("policies not loaded yet", status_code=503))
@@ -258,6 +264,8 @@ class Webhook:
 
     def _count(self, path: str, response: Response) -> Response:
         self.metrics.requests.labels(path, str(response.status_code)).inc()
+        if self.draining:  # the client reconnects for its next request, to a replica that is not stopping
+            response.headers["connection"] = "close"
         return response
 
 

@@ -66,6 +66,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "evaluates on the event loop, sparing each request two thread switches, where a slow policy then holds "
         "the process's other requests and its deadline is kept between expressions",
     )  # fmt: skip
+    net.add_argument(
+        "--shutdown-delay", type=_seconds, default=5.0, metavar="SECONDS",
+        help="on SIGTERM, keep serving this long with /readyz failing and connections closed after each answer, "
+        "so endpoints and clients move elsewhere, before closing the listener and finishing the requests in flight "
+        "(default 5; SIGINT does not wait)",
+    )  # fmt: skip
     net.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"), help="default info")
 
 
@@ -88,8 +94,8 @@ def missing_server_packages() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start the server and block until SIGTERM/SIGINT; exit status 2 for unusable options or a missing server
-    package, 1 for a bad certificate."""
+    """Start the server and block until SIGTERM/SIGINT; exit status 0 once drained, 2 for unusable options or a
+    missing server package, 1 for a bad certificate or workers that keep dying."""
     if missing := missing_server_packages():
         print(f"kcel serve needs {', '.join(missing)}: pip install 'kcel[serve]'", file=sys.stderr)
         return 2
@@ -114,7 +120,10 @@ def run(args: argparse.Namespace) -> int:
         except CertError as exc:
             log.error("cannot use the TLS certificate: %s", exc)
             return 1
-    settings = Settings(timeout=args.timeout, fail_closed=args.failure_policy == "Fail", threads=args.threads)
+    settings = Settings(
+        timeout=args.timeout, fail_closed=args.failure_policy == "Fail", threads=args.threads,
+        shutdown_delay=args.shutdown_delay,
+    )  # fmt: skip
     return serve(
         args.policies, args.resources, host=args.host, port=args.port, settings=settings, tls=tls,
         k8s_version=args.k8s_version, workers=args.workers,
@@ -132,6 +141,13 @@ def _positive_float(text: str) -> float:
     value = float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text}")
     return value
 
 

@@ -1,18 +1,27 @@
-"""Run the webhook under uvicorn: TLS from the reloadable context, JSON logs, and limits for slow clients.
+"""Run the webhook under uvicorn: TLS from the reloadable context, JSON logs, limits for slow clients, a drain on
+SIGTERM and, with `--workers N`, a supervisor that replaces workers that die.
 
 uvicorn closes idle keep-alive connections but waits forever for the first bytes and for the rest of the
 headers of a request. A client that connects and trickles (or sends nothing) would hold a connection and a
 file descriptor indefinitely, so the HTTP protocol here arms a timer from connection (or message) start to
 the end of the headers. The body is covered by the request deadline in `kcel.webhook.app`.
+
+Shutdown (SIGTERM, as the kubelet sends): for `--shutdown-delay` seconds /readyz answers 503 and every answer
+closes its connection while the listener still accepts, so endpoints and keep-alive clients move elsewhere without
+a refused or reset request; then uvicorn's graceful shutdown closes the listener and waits for the requests in
+flight. The process exits 0 once drained. SIGINT (Ctrl-C, which a terminal sends to every process of the server)
+skips the delay; a second SIGINT stops at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 import socket
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +37,10 @@ log = logging.getLogger("kcel.webhook")
 HEADER_TIMEOUT = 10.0  # seconds from connection or request start to the end of the request headers
 KEEP_ALIVE = 95  # seconds an idle connection stays open: see serve_config()
 MAX_CONNECTIONS = 1000  # beyond this uvicorn answers 503 at once instead of queueing without bound
+HEALTHY_AFTER = 30.0  # seconds a worker must have run for its death to count as a new failure, not a crash loop
+MAX_QUICK_DEATHS = 8  # in a row (workers dying before HEALTHY_AFTER): then the server gives up and exits 1
+MAX_BACKOFF = 30.0  # seconds at most between restarts
+HANDLED = {signal.SIGTERM, signal.SIGINT}  # what the supervisor forwards to its workers
 
 
 def guarded_protocol() -> type[asyncio.Protocol] | str:
@@ -115,11 +128,7 @@ def serve(
     k8s_version: str | None,
     workers: int = 1,
 ) -> int:
-    """Run until SIGTERM/SIGINT; 1 if the port cannot be bound.
-
-    After a graceful shutdown uvicorn raises the signal again, so the process ends as killed by it (status
-    143 for SIGTERM), as a container runtime expects.
-    """
+    """Run until SIGTERM/SIGINT; 0 after a graceful shutdown, 1 if the port cannot be bound or workers keep dying."""
 
     store = PolicyStore(policies, resources, k8s_version=k8s_version)
     if workers > 1:
@@ -127,8 +136,17 @@ def serve(
         # once. Loading in each worker instead let one answer "no policies loaded yet" while another said ready.
         store.poll()
 
-    def make_config() -> Config:
-        return serve_config(Webhook(store, settings, tls=tls), host, port, tls)
+    def make_server() -> uvicorn.Server:
+        webhook = Webhook(store, settings, tls=tls)
+        return DrainingServer(serve_config(webhook, host, port, tls), webhook, settings.shutdown_delay)
+
+    def make_worker() -> uvicorn.Server:
+        # A replacement forks from the parent, whose policies and certificate are those of the start: catch up
+        # with the files before serving, not a poll interval later (an unchanged set costs a few stat calls).
+        store.poll()
+        if tls is not None:
+            tls.reload_if_changed()
+        return make_server()
 
     try:
         if workers > 1:
@@ -136,54 +154,164 @@ def serve(
             options: dict[str, Any] = {"ssl_context_factory": lambda config, default: None} if tls else {}
             return prefork(
                 Config("kcel.webhook:unused", host=host, port=port, log_config=None, **options).bind_socket(),
-                make_config,
+                make_worker,
                 workers,
             )
-        uvicorn.Server(make_config()).run()
+        make_server().run()
     except SystemExit as exc:  # uvicorn exits on startup failures (port in use, lifespan error)
         return exc.code if isinstance(exc.code, int) else 1
     return 0
 
 
-def prefork(listener: socket.socket, make_config: Callable[[], Config], workers: int) -> int:
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server with a drain before its graceful shutdown on SIGTERM (see the module docstring).
+
+    uvicorn raises a handled signal again once it has shut down, so the process would end as killed by it
+    (status 143). A drained SIGTERM is a clean stop, so it is not raised again and the process exits 0.
+    """
+
+    def __init__(self, config: Config, webhook: Webhook, delay: float) -> None:
+        super().__init__(config)
+        self.webhook = webhook
+        self.delay = delay
+        self.drain_until: float | None = None
+        self._drain_logged = False
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        if sig != signal.SIGTERM:
+            super().handle_exit(sig, frame)
+            return
+        # In a signal handler: no logging here (on_tick logs). A repeated SIGTERM (to the process group and
+        # forwarded by the supervisor) does not shorten the drain.
+        self.webhook.draining = True
+        if self.drain_until is None:
+            self.drain_until = time.monotonic() + self.delay
+
+    async def on_tick(self, counter: int) -> bool:
+        if self.drain_until is not None and not self.should_exit:
+            if not self._drain_logged:
+                self._drain_logged = True
+                log.info("SIGTERM: not ready, serving for %gs more before closing the listener", self.delay)
+            if time.monotonic() >= self.drain_until:
+                self.should_exit = True
+        return await super().on_tick(counter)
+
+
+def prefork(listener: socket.socket, make_server: Callable[[], uvicorn.Server], workers: int) -> int:
     """Fork `workers` servers sharing one listening socket, so policy evaluation uses more than one core.
 
     Each worker has its own event loop, thread pool, policy store and TLS reloader (none survive a fork, so
-    all are made in the child). The parent only forwards SIGTERM/SIGINT and waits; when a worker dies
-    unexpectedly it stops the others and exits 1, leaving restarts to the kubelet instead of masking crashes.
+    all are made in the child). The parent forwards SIGTERM/SIGINT (as SIGTERM: each worker drains) and replaces
+    workers that die (killed by the OOM killer, a crash in a C extension): requests on the dead worker's
+    connections fail, the others' go on. The first replacement after a healthy run is immediate; workers dying
+    within HEALTHY_AFTER seconds of their start wait 0.5 s, 1 s, 2 s... (at most MAX_BACKOFF) and after
+    MAX_QUICK_DEATHS such deaths in a row the server stops and exits 1, so a crash loop reaches the kubelet.
     """
-    children: set[int] = set()
+    children: dict[int, float] = {}  # pid: time.monotonic() at its start
+    pending: list[float] = []  # when each replacement is due
     stopping = False
+    status = 0
+    quick_deaths = 0
 
     def stop(signum: int, frame: object) -> None:
         nonlocal stopping
         stopping = True
         for pid in children:
-            os.kill(pid, signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        # The workers hold their own copies: the socket stays open until the last one has drained and closes
+        # it, and then refuses connections at once instead of leaving them unanswered in the backlog.
+        listener.close()
+
+    def spawn() -> None:
+        # Signals stay blocked until the child is in `children`, so a SIGTERM arriving meanwhile reaches it.
+        signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
+        try:
+            if stopping:  # SIGTERM came after the restart was decided: a worker started now would never stop
+                return
+            pid = os.fork()
+            if pid == 0:  # the worker: not the parent's handlers (they would signal its siblings); uvicorn's later
+                for signum in HANDLED:
+                    signal.signal(signum, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, HANDLED)
+                os._exit(_worker(make_server, listener))
+            children[pid] = time.monotonic()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, HANDLED)
+
+    def replace(what: str, ran: float) -> None:
+        """Schedule a replacement for a worker that is gone (or could not be started), or give up."""
+        nonlocal quick_deaths, status
+        quick_deaths = quick_deaths + 1 if ran < HEALTHY_AFTER else 1
+        if quick_deaths > MAX_QUICK_DEATHS:
+            log.error("%s after %.1fs, the %dth worker in a row to fail within %gs of its start; stopping",
+                      what, ran, quick_deaths, HEALTHY_AFTER)  # fmt: skip
+            status = 1
+            stop(signal.SIGTERM, None)
+            return
+        delay = restart_delay(quick_deaths)
+        log.error("%s after %.1fs; starting a new one in %gs", what, ran, delay,
+                  extra={"fields": {"restart_in": delay}})  # fmt: skip
+        pending.append(time.monotonic() + delay)
+        pending.sort()
+
+    def start() -> None:
+        try:
+            spawn()
+        except OSError as exc:  # fork failed: out of memory or processes
+            replace(f"cannot start a worker ({exc})", 0.0)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     for _ in range(workers):
-        pid = os.fork()
-        if pid == 0:  # the worker: uvicorn installs its own signal handlers
-            os._exit(_worker(make_config, listener))
-        children.add(pid)
-    log.info("started %d workers", workers, extra={"fields": {"workers": sorted(children)}})
-    status = 0
-    while children:
-        pid, wait_status = os.wait()
-        children.discard(pid)
+        start()
+    log.info("started %d workers", len(children), extra={"fields": {"workers": sorted(children)}})
+    while children or (pending and not stopping):
+        if stopping:
+            pending.clear()
+        while pending and pending[0] <= time.monotonic():
+            pending.pop(0)
+            start()
+            log.info("workers now %s", sorted(children), extra={"fields": {"workers": sorted(children)}})
+        if pending:  # wait for a death or the next restart, whichever comes first
+            pid, wait_status = os.waitpid(-1, os.WNOHANG) if children else (0, 0)
+            if pid == 0:
+                time.sleep(min(0.1, max(0.0, pending[0] - time.monotonic())))
+                continue
+        else:
+            try:
+                pid, wait_status = os.wait()
+            except ChildProcessError:  # pragma: no cover - every child is in `children`
+                break
+        started = children.pop(pid, None)
         _worker_gone(pid)
-        if not stopping:
-            log.error("worker %d exited (%d); stopping the others", pid, os.waitstatus_to_exitcode(wait_status))
-            status = 1
-            stop(signal.SIGTERM, None)
+        if not stopping and started is not None:
+            replace(f"worker {pid} {_describe(wait_status)}", time.monotonic() - started)
+    log.info("all workers stopped")
     return status
 
 
-def _worker(make_config: Callable[[], Config], listener: socket.socket) -> int:
+def restart_delay(quick_deaths: int) -> float:
+    """Seconds before replacing a worker: none after a healthy run, then 0.5 s doubling up to MAX_BACKOFF.
+
+    >>> [restart_delay(n) for n in (1, 2, 3, 4, 8, 9)]
+    [0.0, 0.5, 1.0, 2.0, 30.0, 30.0]
+    """
+    return 0.0 if quick_deaths <= 1 else min(MAX_BACKOFF, 0.5 * 2 ** (quick_deaths - 2))
+
+
+def _describe(wait_status: int) -> str:
+    code = os.waitstatus_to_exitcode(wait_status)
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by {signal.Signals(-code).name}"
+        return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+def _worker(make_server: Callable[[], uvicorn.Server], listener: socket.socket) -> int:
     try:
-        uvicorn.Server(make_config()).run(sockets=[listener])
+        make_server().run(sockets=[listener])
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 1
     except BaseException:

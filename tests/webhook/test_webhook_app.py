@@ -23,6 +23,7 @@ import pytest
 from kcel.webhook.app import Settings, Webhook
 from kcel.webhook.policies import Outcome, PolicyStore, list_files
 from kcel.webhook.review import MAX_BODY_BYTES
+from kcel.webhook.server import restart_delay
 
 UID = "b9f6a1c2-0000-4000-8000-000000000001"
 
@@ -235,6 +236,31 @@ async def test_before_policies_load_the_server_is_unready_and_fails_closed(tmp_p
     assert response["status"] == {
         "status": "Failure", "code": 503, "reason": "ServiceUnavailable", "message": "no policies loaded yet",
     }  # fmt: skip
+
+
+async def test_while_draining_readiness_fails_and_every_answer_closes_its_connection(tmp_path: Path) -> None:
+    """Set on SIGTERM (kcel.webhook.server): endpoints drop the replica and keep-alive clients leave it, while
+    what still comes is answered and liveness holds (a failing /healthz would have the kubelet kill it early)."""
+    (tmp_path / "policy.yaml").write_text("kind: ValidatingAdmissionPolicy\n")
+    webhook = Webhook(PolicyStore([tmp_path], loader=lambda files, resources: StandIn()), Settings(poll_interval=0.05))
+    app = webhook.app()
+    async with webhook.lifespan(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://webhook") as client:
+            await wait_ready(client)
+            before = await client.post("/validate", json=review())
+            webhook.draining = True
+            ready = await client.get("/readyz")
+            answer = await client.post("/validate", json=review())
+            health = await client.get("/healthz")
+    assert "connection" not in before.headers
+    assert (ready.status_code, ready.text, ready.headers["connection"]) == (503, "shutting down", "close")
+    assert answer.status_code == 200 and answer.json()["response"]["allowed"] is True
+    assert answer.headers["connection"] == "close"
+    assert health.status_code == 200
+
+
+def test_workers_are_replaced_at_once_after_a_healthy_run_and_with_a_growing_delay_in_a_crash_loop() -> None:
+    assert [restart_delay(n) for n in range(1, 10)] == [0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
 
 
 # -- the policy store ------------------------------------------------------------------------------

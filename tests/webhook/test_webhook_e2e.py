@@ -84,7 +84,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     command = [
         sys.executable, "-m", "kcel.webhook", "--policies", str(policies), "--resources", str(HERE / "resources"),
         "--cert", str(certs / "tls.crt"), "--key", str(certs / "tls.key"), "--host", "127.0.0.1",
-        "--port", str(port), "--timeout", "5", "--log-level", "info",
+        "--port", str(port), "--timeout", "5", "--log-level", "info", "--shutdown-delay", "0",
     ]  # fmt: skip
     with log.open("wb") as sink:
         process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
@@ -323,7 +323,7 @@ def test_two_workers_over_plain_http_share_the_port_and_the_metrics(tmp_path: Pa
     command = [
         sys.executable, "-m", "kcel.webhook", "--policies", str(HERE / "policies"),
         "--resources", str(HERE / "resources"), "--insecure-http", "--host", "127.0.0.1", "--port", str(port),
-        "--workers", "2", "--log-level", "warning",
+        "--workers", "2", "--log-level", "warning", "--shutdown-delay", "0",
     ]  # fmt: skip
     log = tmp_path / "server.log"
     with log.open("wb") as sink:
