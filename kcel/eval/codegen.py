@@ -16,6 +16,7 @@ value or error (`_m.see(id, lambda: ...)`) and each comprehension step (`_m.step
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -286,8 +287,8 @@ class CodeGen:
             return repr(value)
         if isinstance(value, Uint):
             return self.bind(value, "_u")
-        if isinstance(value, (int, float, str, bytes)) and value == value:
-            return repr(value)  # the only way user text reaches the source
+        if isinstance(value, (int, str, bytes)) or (isinstance(value, float) and math.isfinite(value)):
+            return repr(value)  # the only way user text reaches the source; NaN and ±Inf have no literal
         return self.bind(value, "_k")
 
     # -- names -------------------------------------------------------------------------------

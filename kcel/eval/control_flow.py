@@ -277,8 +277,10 @@ def _bind_like(cg: Planner, node: Comprehension, tolerant: bool) -> str:
 
 
 def _lazy_local(cg: Planner, init: Expr) -> Local:
-    """A local for `init`: a plain temporary when it is trivial, else a `_Lazy` cell."""
-    if isinstance(init, (Const, Ident)) or (isinstance(init, CreateList) and not init.elements):
+    """A local for `init`: a plain temporary when it is a literal, else a `_Lazy` cell. A name is read lazily too,
+    as cel-go resolves the accumulator on first use: `cel.bind(b, a, 1)` neither reads `a` (a bind of its own, which
+    may fail) nor pays for it."""
+    if isinstance(init, Const) or (isinstance(init, CreateList) and not init.elements):
         text = cg.gen(init)
         name = cg.temp("_b")
         cg.flush()

@@ -19,7 +19,10 @@ _CONSTRUCTORS = {
 
 def cel_text(value: Any, limit: int | None = None) -> str:
     """`value` as a CEL literal (`{"a": [1, 2u]}`); with `limit`, cut to about that many characters."""
-    text = _text(value)
+    try:
+        text = _text(value)
+    except RecursionError:  # nested deeper than Python recurses, or containing itself: explanations must not fail
+        text = "…"
     if limit is not None and len(text) > limit:
         return text[: max(limit - 1, 1)] + "…"
     return text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sized
 from typing import Any
 
 from kcel.eval import runtime
@@ -98,7 +98,8 @@ greater_equals = _ordering(runtime.greater_equals)
 
 
 def in_cost(item: Any, container: Any) -> int:
-    return 1 if isinstance(container, (Mapping, BaseException)) else len(container)
+    """A list's size; 1 for a map and for what has no size (cel-go's actualSize), such as a failed operand."""
+    return len(container) if isinstance(container, Sized) and not isinstance(container, Mapping) else 1
 
 
 def in_container(meter: Meter, item: Any, container: Any) -> bool:

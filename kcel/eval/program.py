@@ -102,6 +102,8 @@ class Program:
             return (self._fast or self._fast_function())(activation or _EMPTY, None)
         except KeyError as err:
             raise as_eval_error(err) from None
+        except RecursionError:
+            raise _too_deep() from None
         except (
             TypeError,
             OperandTypeError,
@@ -109,8 +111,10 @@ class Program:
         ):  # cel-go's words depend on the operand: ask the exact plan
             try:
                 return self._exact_function(False)(activation or _EMPTY, None)
-            except (KeyError, TypeError) as err:
-                raise as_eval_error(err) from None
+            except (KeyError, TypeError, OperandTypeError) as err:
+                raise _final_error(err) from None
+            except RecursionError:
+                raise _too_deep() from None
 
     def evaluate_with_cost(
         self, activation: Mapping[str, Any] | None = None, cost_limit: int | None = None
@@ -123,8 +127,8 @@ class Program:
             except (TypeError, OperandTypeError, UnboundVariable):  # as in `evaluate`
                 meter = Meter(meter.limit)
                 value = self._exact_function(True)(activation or _EMPTY, meter)
-        except (KeyError, TypeError) as err:
-            error = as_eval_error(err)
+        except (KeyError, TypeError, OperandTypeError, RecursionError) as err:
+            error = _too_deep() if isinstance(err, RecursionError) else _final_error(err)
             error.cost = meter.cost
             raise error from None
         except EvalError as err:
@@ -149,7 +153,9 @@ class Program:
         except TraceTooLong as err:
             error = err
         except CEL_ERRORS as err:
-            error = as_eval_error(err)
+            error = _final_error(err)
+        except RecursionError:
+            error = _too_deep()
         return explain(self.parsed, tracer, value, error)
 
     @property
@@ -159,3 +165,15 @@ class Program:
 
 
 _EMPTY: Mapping[str, Any] = {}
+
+
+def _final_error(err: BaseException) -> EvalError:
+    """The error an evaluation ends with: an `OperandTypeError` (the signal to run the exact plan) is reported as
+    the plain EvalError it stands for, so every variant raises the same class."""
+    error = as_eval_error(err)
+    return EvalError(error.message, error.expr_id) if type(error) is OperandTypeError else error
+
+
+def _too_deep() -> EvalError:
+    """A value nested deeper than Python can recurse (or one that contains itself): an error, not a crash."""
+    return EvalError("value nested too deeply to evaluate")

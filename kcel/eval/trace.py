@@ -130,7 +130,9 @@ class _Explainer:
         written = self.parsed.macro_calls.get(node.id)
         if isinstance(node, Comprehension) and written is not None:
             return self.macro(node, written, text, value, start, at, note)
-        children = tuple(self.children(node, value, start, at))
+        # A macro that expands into a call around a comprehension (`optMap`): its operands as written.
+        shown = written if isinstance(node, Call) and written is not None else node
+        children = tuple(self.children(shown, value, start, at))
         return Explained(text, value, note=note, children=children)
 
     def last(self, node_id: int, lo: int, hi: int) -> int | None:

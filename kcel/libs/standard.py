@@ -165,19 +165,52 @@ def string_to_uint64(text: str) -> Uint:
     return Uint(value)
 
 
-_FLOAT_TEXT = re.compile(
-    r"[+-]?(?:(?:[0-9](?:_?[0-9])*)?\.?[0-9]*(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)\Z", re.IGNORECASE
-)
+# Go's strconv.ParseFloat, which cel-go's double(string) calls: a decimal mantissa with an optional e exponent, or a
+# hexadecimal one (0x...) with a required p exponent, `_` between digits (strconv's underscoreOK), or a signed
+# inf/infinity or an unsigned nan in any case. A finite number too large for a double is a range error.
+_DECIMAL_FLOAT = re.compile(r"[+-]?(?P<m>[0-9_]+\.?[0-9_]*|\.[0-9_]+)(?:[eE][+-]?[0-9][0-9_]*)?\Z")
+_HEX_FLOAT = re.compile(r"[+-]?0[xX](?P<m>[0-9a-fA-F_]+\.?[0-9a-fA-F_]*|\.[0-9a-fA-F_]+)[pP][+-]?[0-9][0-9_]*\Z")
+_SPECIAL_FLOAT = re.compile(r"[+-]?inf(?:inity)?\Z|nan\Z", re.IGNORECASE)
+
+
+def _go_underscores_ok(text: str) -> bool:
+    """strconv's underscoreOK: every `_` stands between two digits (a `0x` prefix counts as a digit)."""
+    saw = "^"
+    if text[:1] in ("+", "-"):
+        text = text[1:]
+    hexadecimal = text[:2] in ("0x", "0X")
+    if hexadecimal:
+        saw, text = "0", text[2:]
+    for ch in text:
+        if "0" <= ch <= "9" or (hexadecimal and ch in "abcdefABCDEF"):
+            saw = "0"
+        elif ch == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        elif saw == "_":
+            return False
+        else:
+            saw = "!"
+    return saw != "_"
 
 
 def string_to_double(text: str) -> float:
-    """Go's strconv.ParseFloat: decimal and special values (`inf`, `NaN`), no Python-only forms."""
-    if not text or not _FLOAT_TEXT.match(text) or text.strip("+-.eE") == "" or "_" in text:
-        raise EvalError(f"type conversion error from 'string' to 'double': invalid syntax: {text!r}")
-    try:
+    """Go's strconv.ParseFloat: decimal, hexadecimal and special values (`inf`, `NaN`), no Python-only forms."""
+    if _SPECIAL_FLOAT.match(text):
         return float(text)
-    except ValueError:
-        raise EvalError(f"type conversion error from 'string' to 'double': invalid syntax: {text!r}") from None
+    decimal, hexadecimal = _DECIMAL_FLOAT.match(text), _HEX_FLOAT.match(text)
+    found = decimal or hexadecimal
+    if found is None or found["m"].strip("._") == "" or ("_" in text and not _go_underscores_ok(text)):
+        raise EvalError(f"type conversion error from 'string' to 'double': invalid syntax: {text!r}")
+    digits = text.replace("_", "")
+    try:
+        value = float(digits) if decimal else float.fromhex(digits)
+    except OverflowError:
+        value = math.inf
+    if math.isinf(value):
+        raise EvalError(f"type conversion error from 'string' to 'double': value out of range: {text!r}")
+    return value
 
 
 def bool_to_string(value: bool) -> str:

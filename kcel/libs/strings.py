@@ -222,8 +222,9 @@ def _utf8_length(text: str) -> int:
 
 
 def traversal_cost(args: Sequence[Any], result: Any) -> int:
-    """indexOf/lastIndexOf: floor(UTF-8 bytes of the receiver * 0.1), truncated as Kubernetes does."""
-    return int(_utf8_length(args[0]) * 0.1)
+    """indexOf/lastIndexOf: floor(UTF-8 bytes of the receiver * 0.1), truncated as Kubernetes does (its
+    traversalCost is 1 for a receiver that is no string: the error of a failed operand)."""
+    return int(_utf8_length(args[0]) * 0.1) if isinstance(args[0], str) else 1
 
 
 def _twice_size_cost(arg: int | None) -> RuntimeCost:
