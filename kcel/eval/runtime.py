@@ -662,9 +662,13 @@ PYTHON_TIME = frozenset({datetime, timedelta})
 
 
 def from_python_time(value: datetime | timedelta) -> Any:
+    """A `datetime`/`timedelta` variable as a CEL timestamp/duration; outside CEL's range, an evaluation error."""
     from kcel.temporal import Duration, Timestamp
 
-    return Timestamp.from_python(value) if isinstance(value, datetime) else Duration.from_python(value)
+    try:
+        return Timestamp.from_python(value) if isinstance(value, datetime) else Duration.from_python(value)
+    except ValueError as err:
+        raise EvalError(str(err)) from None
 
 
 class Unbound:

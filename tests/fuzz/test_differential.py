@@ -33,7 +33,7 @@ import math
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -141,6 +141,12 @@ KNOWN_DIFFERENCES: dict[str, KnownDifference] = {
         "microsecond",
         "accepts protobuf's ±10,000 years; refuses `µs`",
         "common/types/string.go:121 `time.ParseDuration`", frozenset({"duration_parse"}),
+    ),
+    "timestamp_parse": KnownDifference(
+        "Go's time.Parse(time.RFC3339): a four-digit year, two-digit fields, upper-case T and Z; "
+        "timestamp('020-01-01T00:00:00Z') fails",
+        "absl's parser is laxer: year 20",
+        "common/types/string.go:125 `time.Parse(time.RFC3339, ...)`", frozenset({"timestamp_parse"}),
     ),
     "duration_milliseconds": KnownDifference(
         "duration('-1.5s').getMilliseconds() is -1500 (the whole duration)", "-500 (the milliseconds field)",
@@ -544,7 +550,8 @@ HOSTILE_SCALARS = st.one_of(
     st.sampled_from([
         (1, 2), frozenset({1}), {1, 2}, object(), 2**64, -(2**63) - 1, 2**100, Uint(2**64), Uint(-1),
         1 + 2j, bytearray(b"ab"), memoryview(b"ab"), _StrSub("a"), _FloatSub(1.5), math.nan, math.inf,
-        datetime(2020, 1, 1), datetime(1, 1, 1), timedelta(days=10**6), timedelta(0), Optional(1), Optional(),
+        datetime(2020, 1, 1), datetime(1, 1, 1), datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=1))),
+        timedelta(days=10**6), timedelta(0), Optional(1), Optional(),
         TypeValue("int"), Timestamp(0), Duration(1), range(3), print, type, Ellipsis, NotImplemented,
         {(1, 2): 3}, {None: 1}, {1.5: "a"}, [[[]]],
     ]),
@@ -621,6 +628,9 @@ KNOWN_EXAMPLES: dict[str, tuple[str, CelType, set[str], Any]] = {
         "2009-02-13T23:31:30.5+01:00",
     ),
     "duration_parse": ("duration('1µs') == duration('1us')", "bool", {"duration_parse"}, True),
+    "timestamp_parse": (
+        "timestamp('020-01-01T00:00:00' + 'Z')", "google.protobuf.Timestamp", {"timestamp_parse"}, kcel.EvalError,
+    ),
     "duration_milliseconds": ("duration('-1.5s').getMilliseconds()", "int", {"duration_milliseconds"}, -1500),
     "string_to_number": ("double('1_000.5')", "double", {"string_to_number"}, 1000.5),
     "index_of_offset": ("'abc'.indexOf('b', 5)", "int", {"index_of_offset"}, -1),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -127,3 +128,16 @@ def test_bind_to_a_name_is_read_only_when_used() -> None:
     program = kcel.Env(variables={"x": "int"}).compile("cel.bind(b, x, 1)")
     assert program.evaluate_with_cost({"x": 1}) == (1, 0)
     assert kcel.Env(variables={"x": "int"}).compile("cel.bind(b, x, b + b)").evaluate_with_cost({"x": 2}) == (4, 4)
+
+
+# A datetime or timedelta variable outside CEL's range (a duration past ±292 years, a timestamp before year 1 in
+# UTC) raised the ValueError of its conversion from evaluate and explain.
+@pytest.mark.parametrize(
+    ("declared", "value", "message"),
+    [("google.protobuf.Duration", timedelta(days=10**6), "duration out of range"),
+     ("dyn", timedelta(days=-(10**6)), "duration out of range"),
+     ("google.protobuf.Timestamp", datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=1))), "timestamp out of range")],
+)  # fmt: skip
+def test_times_out_of_range_are_an_evaluation_error(declared: str, value: Any, message: str) -> None:
+    error = same("d", {"d": value}, d=declared)
+    assert error[0] is EvalError and error[1].startswith(message)
