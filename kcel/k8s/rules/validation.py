@@ -149,13 +149,14 @@ _COMPILED_MAX = 4096
 _COMPILED_LOCK = threading.Lock()
 
 
-def _cache_key(schema: Schema, decl: DeclType, envs: RuleEnvironments, rule: ValidationRule) -> Hashable | None:
+def _cache_key(schema: Schema, decl: DeclType, envs: RuleEnvironments) -> Hashable | None:
     """Rules compile alike wherever the same text meets the same schema in the same environment: the same rule in
     every version of a CRD, or on every field of one shape. The schema is its full text (repr), the type its
-    fields (a resource root has apiVersion, kind and metadata besides), the API server the one answered as."""
+    fields (a resource root has apiVersion, kind and metadata besides), the API server the one answered as; the
+    rule completes the key."""
     if envs.key is None:
         return None
-    return (envs.key, fe.api_server(), rule, repr(schema), decl.kind, tuple(decl.fields))
+    return (envs.key, fe.api_server(), repr(schema), decl.kind, tuple(decl.fields))
 
 
 def compile_rules(
@@ -171,7 +172,8 @@ def compile_rules(
         return []
     if decl is None:
         raise ValueError("failed to convert to declType for CEL validation rules")
-    keys = [_cache_key(schema, decl, envs, rule) for rule in rules]
+    node_key = _cache_key(schema, decl, envs)  # the schema's repr once for all its rules
+    keys = [None if node_key is None else (node_key, rule) for rule in rules]
     with _COMPILED_LOCK:
         found = [_COMPILED.get(key) if key is not None else None for key in keys]
     if all(compiled is not None for compiled in found):
