@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import kcel
+from conformance import messages
 from conformance.outcome import Outcome, SkipList
 from kcel.eval.runtime import make_map_optional
 from kcel.parser.macros import ALL_MACROS
@@ -25,6 +26,7 @@ class Case:
     id: str
     file: str
     test: Mapping[str, Any]
+    directory: Path | None = None  # the suite directory, whose proto/ holds the message types
 
 
 def load(directory: Path) -> Iterator[Case]:
@@ -33,7 +35,7 @@ def load(directory: Path) -> Iterator[Case]:
         data = json.loads(path.read_text(encoding="utf-8"))
         for section in data.get("sections", []):
             for test in section.get("tests", []):
-                yield Case(test["id"], path.stem, test)
+                yield Case(test["id"], path.stem, test, directory)
 
 
 def run(case: Case, stage: str = "eval", skips: SkipList | None = None) -> Outcome:
@@ -42,6 +44,8 @@ def run(case: Case, stage: str = "eval", skips: SkipList | None = None) -> Outco
     Skips are about evaluation: every case is expected to parse.
     """
     reason = skips.reason(case.id, case.test.get("requires", ())) if skips and stage != "parse" else None
+    if reason is None and stage != "parse" and messages.FEATURES.intersection(case.test.get("requires", ())):
+        reason = messages.missing(case.directory) if case.directory is not None else "no suite directory"
     if reason is not None:
         return Outcome(case.id, "skipped", reason)
     try:
@@ -72,7 +76,8 @@ def _evaluate(case: Case) -> Outcome:
     test = case.test
     from conformance.environment import conformance_env
 
-    env = conformance_env(test)
+    suite = messages.suite_messages(case.directory) if case.directory is not None else None
+    env = conformance_env(test, suite.library if suite is not None else None)
     try:
         program = env.compile(test["expr"], check=not test.get("disable_check"))
     except kcel.CompileError as err:  # cel-go's harness fails a case whose check fails, whatever it expects
@@ -83,8 +88,8 @@ def _evaluate(case: Case) -> Outcome:
         return _check_type(case, program)
     expected = test.get("value", test.get("typed_result", {}).get("result"))
     try:
-        bindings = {name: decode(value) for name, value in test.get("bindings", {}).items()}
-        want = decode(expected) if expected is not None else None
+        bindings = {name: decode(value, suite) for name, value in test.get("bindings", {}).items()}
+        want = decode(expected, suite) if expected is not None else None
     except UnsupportedValue as err:  # the runner cannot express the value: skipped, and printed with why
         return Outcome(case.id, "skipped", str(err))
     try:
@@ -109,8 +114,8 @@ def _check_type(case: Case, program: Any) -> Outcome:
     return Outcome(case.id, "failed", f"deduced type {program.output_type}, expected {deduced}")
 
 
-def decode(value: Mapping[str, Any]) -> Any:
-    """A suite Value (`{"int64": "1"}`) as the Python value kcel uses for it."""
+def decode(value: Mapping[str, Any], suite: messages.SuiteMessages | None = None) -> Any:
+    """A suite Value (`{"int64": "1"}`) as the Python value kcel uses for it; messages need the suite's types."""
     tag, payload = next(iter(value.items()))
     if tag == "null":
         return None
@@ -125,13 +130,15 @@ def decode(value: Mapping[str, Any]) -> Any:
     if tag == "bytes":
         return base64.b64decode(payload)
     if tag == "list":
-        return [decode(v) for v in payload]
+        return [decode(v, suite) for v in payload]
     if tag == "map":  # as a CEL map literal builds it: `true` and `1` are two keys (a CelMap then)
-        return make_map_optional([(decode(e["key"]), decode(e["value"]), False) for e in payload])
+        return make_map_optional([(decode(e["key"], suite), decode(e["value"], suite), False) for e in payload])
     if tag == "type":
         return TypeValue(payload)
+    if tag == "enum":  # enums are ints (cel-go's legacy enums; the strong-enum sections are skipped)
+        return int(payload["value"])
     if tag == "object":
-        return _decode_object(payload)
+        return _decode_object(payload, suite)
     raise UnsupportedValue(f"{tag} values are not supported")
 
 
@@ -139,10 +146,12 @@ class UnsupportedValue(Exception):
     """A suite value kcel has no counterpart for (protobuf messages, enums)."""
 
 
-def _decode_object(payload: Mapping[str, Any]) -> Any:
+def _decode_object(payload: Mapping[str, Any], suite: messages.SuiteMessages | None) -> Any:
     from kcel import temporal
 
     kind, body = payload["type"], payload["value"]
+    if suite is not None:
+        return suite.decode(kind, body)
     if kind == "google.protobuf.Timestamp":
         return temporal.Timestamp.parse(body)
     if kind == "google.protobuf.Duration":

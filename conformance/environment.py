@@ -12,7 +12,8 @@ from kcel.errors import EvalError
 from kcel.libs import Library, Overload, strings
 
 
-def conformance_env(test: Mapping[str, Any]) -> kcel.Env:
+def conformance_env(test: Mapping[str, Any], messages: Library | None = None) -> kcel.Env:
+    """The test's environment; `messages`: the suite's protobuf message types as a library, when it has them."""
     variables: dict[str, CelType] = {}
     declared: list[Overload] = []
     for decl in test.get("type_env", ()):
@@ -22,7 +23,11 @@ def conformance_env(test: Mapping[str, Any]) -> kcel.Env:
             declared.append(_declared_overload(decl["name"], overload))
     for name in test.get("bindings", {}):
         variables.setdefault(name, DYN)
-    libraries = [*_LIBRARIES, Library("declared", tuple(declared))] if declared else _LIBRARIES
+    libraries = [
+        *_LIBRARIES,
+        *([messages] if messages else []),
+        *([Library("declared", tuple(declared))] * bool(declared)),
+    ]
     # cel-go's harness plans with no options: no OptOptimize, so a bad literal conversion fails when evaluated;
     # and it sets cel.EnableErrorOnBadPresenceTest(true), which Kubernetes does not: `has(x.f)` or `x.?f` on an
     # int or a string is an error, not absent.

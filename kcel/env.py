@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 import importlib
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache, cached_property
+from typing import Any
 
 from kcel.checker.checker import check as check_types
 from kcel.checker.decls import Library, Overload, StructType
@@ -113,12 +115,16 @@ class Env:
         environment: str = "new",
         optimize: bool = True,
         error_on_bad_presence_test: bool = False,
+        messages: Iterable[Any] | None = None,
     ) -> None:
         """`k8s_version="1.34"`: the base environment of a Kubernetes 1.34 API server, for expressions written now
         (`environment="new"`: at its compatibility version, 1.33) or already stored (`"stored"`: every option 1.34
         knows); ValueError names the supported versions. `compatibility_version="1.33"`: the base environment at
         that compatibility version, as upstream's `MustBaseEnvSet` builds it in the newest release. Neither: every
-        library kcel ships (`all_libraries()`)."""
+        library kcel ships (`all_libraries()`).
+
+        `messages`: protobuf message types (generated classes, `_pb2` modules or a `FileDescriptorSet`), which
+        variables may then be declared as and literals may build (needs `pip install 'kcel[protobuf]'`)."""
         keyword_field_names = literal_validators = lenient_optional_or = False
         if k8s_version is not None or compatibility_version is not None:
             from kcel.k8s.environment import LATEST, compatibility, configuration, parse_version, server_version
@@ -136,7 +142,7 @@ class Env:
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
             homogeneous_literals = config.homogeneous_literals
-        self.variables: dict[str, CelType] = _declared_types(variables or {})
+        declared = variables or {}
         self.container = container
         self.keyword_field_names = keyword_field_names
         self.literal_validators = literal_validators
@@ -145,7 +151,13 @@ class Env:
         # cel-go's EnableErrorOnBadPresenceTest: `has(x.f)` and `x.?f` on an int, a string... are errors (cel-spec)
         self.error_on_bad_presence_test = error_on_bad_presence_test
         self.lenient_optional_or = lenient_optional_or
-        self._index(list(libraries) if libraries is not None else list(all_libraries()))
+        chosen = list(libraries) if libraries is not None else list(all_libraries())
+        if messages is not None:
+            from kcel.proto.library import protobuf_library
+
+            chosen.append(protobuf_library(messages))
+        self._index(chosen)
+        self.variables: dict[str, CelType] = self._declared_types(declared)
         library_macros = tuple(m for library in self.libraries for m in library.macros)
         self.macros = (
             tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros
@@ -159,6 +171,7 @@ class Env:
             for overload in library.overloads:
                 self._overloads.setdefault(overload.function, []).append(overload)
         self._library_types = {t.name: t for library in self.libraries for t in library.types}
+        self.constants: dict[str, Any] = {n: v for library in self.libraries for n, v in library.constants.items()}
         self._struct_resolvers = tuple(lib.struct_types for lib in self.libraries if lib.struct_types is not None)
         self.ast_validators = tuple(v for library in self.libraries for v in library.validators)
         self.mixed_literal_functions = frozenset(
@@ -169,11 +182,23 @@ class Env:
     def extend(self, variables: Mapping[str, str | CelType], libraries: Sequence[Library] = ()) -> Env:
         """This environment with more variables declared (and libraries added); options are shared."""
         clone = copy.copy(self)
-        clone.variables = {**self.variables, **_declared_types(variables)}
         if libraries:
             known = {library.name for library in self.libraries}
             clone._index([*self.libraries, *(library for library in libraries if library.name not in known)])
+        clone.variables = {**self.variables, **clone._declared_types(variables)}
         return clone
+
+    def _declared_types(self, variables: Mapping[str, str | CelType]) -> dict[str, CelType]:
+        """Declarations as CelTypes, message names (`"pkg.Msg"`, `"list(pkg.Msg)"`) as the libraries declare them."""
+        return {name: self._known(t) for name, t in _declared_types(variables).items()}
+
+    def _known(self, t: CelType) -> CelType:
+        if t.kind == "message" and t.decl is None:
+            return self._library_types.get(t.name, t)
+        if not t.params:
+            return t
+        params = tuple(self._known(p) for p in t.params)
+        return t if params == t.params and all(map(operator.is_, params, t.params)) else replace(t, params=params)
 
     # Declarations, as the planner asks for them.
     def is_variable(self, name: str) -> bool:

@@ -6,7 +6,7 @@ values, timestamps and durations (kcel.temporal) and the Kubernetes types need c
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterable, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,3 +137,26 @@ class _Items(ItemsView[Any, Any]):
 
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
         return iter(self._mapping.entries.values())
+
+
+class ObjectFields:
+    """How the evaluator treats objects it holds in place but does not define (protobuf messages): their fields,
+    presence, type name, equality and zero value. kcel.proto fills this in when imported; until then no value is
+    such an object (`classes` is empty)."""
+
+    __slots__ = ("classes", "read", "test", "type_name", "equals", "is_zero")
+
+    def __init__(self) -> None:
+        self.classes: tuple[type, ...] = ()
+        self.read: Callable[[Any, str], Any] = _no_object
+        self.test: Callable[[Any, str], bool] = _no_object
+        self.type_name: Callable[[Any], str] = _no_object
+        self.equals: Callable[[Any, Any], bool] = _no_object
+        self.is_zero: Callable[[Any], bool] = _no_object
+
+
+def _no_object(*_: Any) -> Any:
+    raise AssertionError("no object class registered")
+
+
+OBJECTS = ObjectFields()

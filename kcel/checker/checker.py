@@ -59,6 +59,10 @@ class CheckerEnv(Protocol):
     @property
     def variables(self) -> Mapping[str, CelType]: ...
     @property
+    def constants(self) -> Mapping[str, Any]:
+        """Named constants the libraries declare (protobuf enum values: `pkg.Enum.VALUE`)."""
+
+    @property
     def mixed_literal_functions(self) -> frozenset[str]:
         """Calls whose literal arguments may mix types (`format` with the strings extension's validator)."""
 
@@ -189,6 +193,8 @@ class _Checker:
         for candidate in self.candidates(name):
             if candidate in self.env.variables:
                 return self.env.variables[candidate]
+            if candidate in self.env.constants:
+                return _const_type(self.env.constants[candidate])
         for candidate in self.candidates(name):
             named = self.env.type_of_name(candidate)
             if named is not None:

@@ -24,6 +24,8 @@ class CelType:
     decl: Any = field(default=None, compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
+        if self.decl is NULLABLE:
+            return f"wrapper({self.name})"
         if self.kind == "list":
             return f"list({self.params[0]})"
         if self.kind == "map":
@@ -38,6 +40,11 @@ class CelType:
     def is_param(self) -> bool:
         return self.kind == "param"
 
+
+NULLABLE = "nullable"
+"""The `decl` of a protobuf wrapper type (`google.protobuf.Int64Value`): cel-go's NewNullableType, which is the
+wrapped primitive in every comparison (`wrapper(int)` and `int` are the same type to unification) and also
+takes `null`; only its printed name, `wrapper(int)`, differs."""
 
 BOOL = CelType("bool")
 INT = CelType("int")
@@ -72,6 +79,10 @@ def optional_of(value: CelType) -> CelType:
 
 def type_of(value: CelType) -> CelType:
     return CelType("type", (value,), "type")
+
+
+def wrapper_of(primitive: CelType) -> CelType:
+    return CelType(primitive.name, kind="primitive", decl=NULLABLE)
 
 
 def param(name: str) -> CelType:
@@ -128,6 +139,8 @@ def _make(name: str, params: tuple[CelType, ...], text: str) -> CelType:
         return map_of(params[0], params[1])
     if name == "type":
         return type_of(params[0]) if params else TYPE
+    if name == "wrapper" and len(params) == 1 and params[0].kind == "primitive":
+        return wrapper_of(params[0])
     if not params and name in _NAMED:
         return _NAMED[name]
     if name in ("list", "map"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kcel.checker.types import DYN, CelType
+from kcel.checker.types import DYN, NULLABLE, CelType
 
 
 class Substitution:
@@ -66,8 +66,9 @@ def is_assignable(target: CelType, value: CelType, subst: Substitution) -> bool:
 def is_nullable(t: CelType) -> bool:
     """Types `null` is assignable to (cel-go isLegacyNullable, or assignable from null itself): opaque types
     (optionals, timestamps and durations, which are opaque here, Kubernetes' IP, URL, Quantity...), messages
-    (schema objects) and null. Not lists, maps, `type` or the primitives."""
-    return t.kind in ("opaque", "message", "null")
+    (schema objects and protobuf messages), protobuf wrappers (`wrapper(int)`) and null. Not lists, maps,
+    `type` or the primitives."""
+    return t.kind in ("opaque", "message", "null") or t.decl is NULLABLE
 
 
 def _substitution(other: CelType, param: CelType, subst: Substitution) -> tuple[bool, bool]:

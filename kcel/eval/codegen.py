@@ -84,6 +84,8 @@ class Declarations(Protocol):
 
     def is_variable(self, name: str) -> bool: ...
     def type_value(self, name: str) -> TypeValue | None: ...
+    @property
+    def constants(self) -> Mapping[str, Any]: ...
     def overloads(self, function: str) -> Sequence[Overload]: ...
     def struct_type(self, name: str) -> StructType | None: ...
 
@@ -306,6 +308,9 @@ class CodeGen:
         for candidate in self.candidates(node.name):
             if self.decls.is_variable(candidate):
                 return self.variable(candidate)
+            if candidate in self.decls.constants:
+                self.cost(1)
+                return self.const(self.decls.constants[candidate])
         for candidate in self.candidates(node.name):
             type_value = self.decls.type_value(candidate)
             if type_value is not None:
@@ -337,6 +342,9 @@ class CodeGen:
         for candidate in self.candidates(name):
             if self.decls.is_variable(candidate):
                 return self.variable(candidate)
+            if candidate in self.decls.constants:
+                self.cost(1)
+                return self.const(self.decls.constants[candidate])
             type_value = self.decls.type_value(candidate)
             if type_value is not None:
                 return self.bind(type_value, "_type")

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kcel.errors import EvalError
-from kcel.values import INT64_MAX, CelMap, TypedList, Uint
+from kcel.values import INT64_MAX, OBJECTS, CelMap, TypedList, Uint
 
 _NUMERIC = (int, float)
 
@@ -100,6 +100,8 @@ def _general_equals(a: Any, b: Any) -> bool:
             and len(a) == len(b)
             and all(cel_equals(x, y) for x, y in zip(a, b, strict=True))
         )
+    if isinstance(a, OBJECTS.classes):
+        return isinstance(b, OBJECTS.classes) and OBJECTS.equals(a, b)
     if type(a) is not type(b):
         equals = getattr(a, "cel_equals", None)
         return bool(equals(b)) if equals is not None else False

@@ -15,7 +15,7 @@ from typing import Any
 from kcel.errors import CostLimitExceeded, EvalError  # noqa: F401 (CostLimitExceeded: EXPORTED)
 from kcel.eval.equality import cel_equals, has_exact_key, map_lookup
 from kcel.eval.gotext import go_text
-from kcel.values import INT64_MAX, INT64_MIN, NONE, UINT64_MAX, CelMap, Optional, TypedList, TypeValue, Uint
+from kcel.values import INT64_MAX, INT64_MIN, NONE, OBJECTS, UINT64_MAX, CelMap, Optional, TypedList, TypeValue, Uint
 
 # Exceptions that stand for a CEL error value inside generated code: EvalError from helpers,
 # and the KeyError/TypeError that an inlined `obj["field"]` raises.
@@ -368,7 +368,8 @@ def _list_position(key: Any) -> int:
 
 
 def select(obj: Any, field: str, strict: bool = False) -> Any:
-    """`obj.field`: a map's entry, or an optional's (which stays optional); cel-go's string qualifier."""
+    """`obj.field`: a map's entry, a message's field, or an optional's (which stays optional); cel-go's string
+    qualifier."""
     if _is_map(obj):
         try:
             return obj[field]
@@ -376,6 +377,8 @@ def select(obj: Any, field: str, strict: bool = False) -> Any:
             raise EvalError(f"no such key: {field}") from None
     if type(obj) is Optional:
         return optional_select(obj, field, strict)
+    if isinstance(obj, OBJECTS.classes):
+        return OBJECTS.read(obj, field)
     return _not_a_map(obj, field, True)
 
 
@@ -396,6 +399,8 @@ def has_field(obj: Any, field: str, strict: bool = False) -> bool:
         return field in obj
     if type(obj) is Optional:
         return obj.has_value() and has_field(obj.value, field, strict)
+    if isinstance(obj, OBJECTS.classes):
+        return OBJECTS.test(obj, field)
     _not_a_map(obj, field, strict)
     return False
 
@@ -538,6 +543,8 @@ def optional_select(obj: Any, field: str, strict: bool = False) -> Optional:
         obj = obj.value
     if _is_map(obj):
         return Optional(obj[field]) if field in obj else NONE
+    if isinstance(obj, OBJECTS.classes):
+        return Optional(OBJECTS.read(obj, field)) if OBJECTS.test(obj, field) else NONE
     return _not_a_map(obj, field, strict)  # type: ignore[no-any-return]
 
 
@@ -736,6 +743,8 @@ def type_name(value: Any) -> str:
         return "map"
     if isinstance(value, Sequence):
         return "list"
+    if isinstance(value, OBJECTS.classes):
+        return OBJECTS.type_name(value)
     return str(getattr(value, "cel_type_name", type(value).__name__))
 
 

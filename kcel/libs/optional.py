@@ -13,7 +13,7 @@ from kcel.checker.types import BOOL, V, list_of, optional_of
 from kcel.errors import EvalError
 from kcel.libs import Library, Overload
 from kcel.parser.macros import OPTIONALS
-from kcel.values import NONE, Optional
+from kcel.values import NONE, OBJECTS, Optional
 
 
 def optional_of_value(value: Any) -> Optional:
@@ -31,6 +31,8 @@ def _is_zero(value: Any) -> bool:
         return value == 0 and not isinstance(value, bool)
     if isinstance(value, (str, bytes, Sequence, Mapping)):
         return len(value) == 0
+    if isinstance(value, OBJECTS.classes):
+        return OBJECTS.is_zero(value)
     is_zero = getattr(value, "cel_is_zero", None)
     return bool(is_zero()) if is_zero is not None else False
 

@@ -1,0 +1,46 @@
+"""Protobuf messages as CEL values (`kcel.Env(messages=[...])`, needs `pip install 'kcel[protobuf]'`).
+
+Messages are read in place: a field select is an attribute read plus the conversion its kind needs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf.message import Message
+
+from kcel.errors import EvalError
+from kcel.proto.equality import messages_equal
+from kcel.proto.types import message_type
+from kcel.values import OBJECTS
+
+
+def _field(obj: Any, field: str) -> Any:
+    found = message_type(obj.DESCRIPTOR).field(field)
+    if found is None:
+        raise EvalError(f"no such field: {field}")
+    return found
+
+
+def _read(obj: Any, field: str) -> Any:
+    return _field(obj, field).read(obj)
+
+
+def _test(obj: Any, field: str) -> bool:
+    return bool(_field(obj, field).test(obj))
+
+
+def _type_name(obj: Any) -> str:
+    return str(obj.DESCRIPTOR.full_name)
+
+
+def _is_zero(obj: Any) -> bool:
+    return not obj.ListFields()
+
+
+OBJECTS.classes = (Message,)
+OBJECTS.read = _read
+OBJECTS.test = _test
+OBJECTS.type_name = _type_name
+OBJECTS.equals = messages_equal
+OBJECTS.is_zero = _is_zero

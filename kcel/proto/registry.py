@@ -1,0 +1,154 @@
+"""The protobuf message types an environment knows (cel-go's `pb.Db`): descriptors by full name, their classes,
+extensions and enum values, gathered from generated classes, modules or `FileDescriptorSet`s.
+
+Needs the `protobuf` package (`pip install 'kcel[protobuf]'`); nothing else in kcel imports it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+try:
+    from google.protobuf import (
+        any_pb2,
+        descriptor_pb2,
+        descriptor_pool,
+        duration_pb2,
+        empty_pb2,
+        field_mask_pb2,
+        json_format,
+        message_factory,
+        struct_pb2,
+        timestamp_pb2,
+        wrappers_pb2,
+    )
+    from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, FileDescriptor
+    from google.protobuf.message import Message
+except ImportError as err:  # pragma: no cover - the extra is missing
+    raise ImportError("protobuf messages need the protobuf package: pip install 'kcel[protobuf]'") from err
+
+WELL_KNOWN_MODULES = (any_pb2, duration_pb2, empty_pb2, field_mask_pb2, struct_pb2, timestamp_pb2, wrappers_pb2)
+"""The well-known types cel-go registers in every environment (pb.DefaultDb)."""
+
+MessageSource = Any
+"""What `Env(messages=...)` takes: a generated message class, a generated `_pb2` module, a `FileDescriptor`, a
+`FileDescriptorSet` (as a message, serialized bytes, protobuf JSON as a dict, or a path to a `.json`/`.pb` file)."""
+
+
+class Messages:
+    """Every message type, extension and enum value reachable from the sources and the well-known types."""
+
+    def __init__(self, sources: Iterable[MessageSource] = ()) -> None:
+        self.descriptors: dict[str, Descriptor] = {}
+        self.extensions: dict[str, FieldDescriptor] = {}
+        self.enums: dict[str, EnumDescriptor] = {}
+        self.enum_values: dict[str, int] = {}
+        self._classes: dict[Descriptor, type[Message]] = {}
+        self._files: set[str] = set()
+        self._pools: list[Any] = []
+        for module in WELL_KNOWN_MODULES:
+            self._add_file(module.DESCRIPTOR)
+        for source in sources:
+            for file in _files(source):
+                self._add_file(file)
+
+    def message_class(self, descriptor: Descriptor) -> type[Message]:
+        found = self._classes.get(descriptor)
+        if found is None:
+            found = self._classes[descriptor] = message_factory.GetMessageClass(descriptor)
+        return found
+
+    def new(self, name: str) -> Message | None:
+        descriptor = self.descriptors.get(name)
+        return None if descriptor is None else self.message_class(descriptor)()
+
+    def from_json(self, name: str, value: Any) -> Message:
+        """A message from protobuf's JSON mapping (`{"single_int32": 1}`), as the cel-spec suite writes it."""
+        descriptor = self.descriptors[name]
+        for pool in self._pools:  # the pool of the given files also knows the types an `Any` may name
+            try:
+                descriptor = pool.FindMessageTypeByName(name)
+                break
+            except KeyError:
+                continue
+        message = self.message_class(descriptor)()
+        json_format.ParseDict(value, message, descriptor_pool=descriptor.file.pool)
+        return message
+
+    def _add_file(self, file: FileDescriptor) -> None:
+        if file.pool not in self._pools and file.pool is not descriptor_pool.Default():
+            self._pools.append(file.pool)
+        if file.name in self._files:
+            return
+        self._files.add(file.name)
+        for dependency in file.dependencies:  # the types its fields name
+            self._add_file(dependency)
+        for message in file.message_types_by_name.values():
+            self._add_message(message)
+        for enum in file.enum_types_by_name.values():
+            self._add_enum(enum)
+        for extension in file.extensions_by_name.values():
+            self.extensions[extension.full_name] = extension
+
+    def _add_message(self, message: Descriptor) -> None:
+        self.descriptors[message.full_name] = message
+        for nested in message.nested_types:
+            self._add_message(nested)
+        for enum in message.enum_types:
+            self._add_enum(enum)
+        for extension in message.extensions:
+            self.extensions[extension.full_name] = extension
+
+    def _add_enum(self, enum: EnumDescriptor) -> None:
+        self.enums[enum.full_name] = enum
+        for value in enum.values:  # cel-go declares `pkg.Msg.Enum.VALUE` (not the C++-scoped `pkg.Msg.VALUE`)
+            self.enum_values[f"{enum.full_name}.{value.name}"] = value.number
+
+
+def _files(source: MessageSource) -> Iterator[FileDescriptor]:
+    if isinstance(source, FileDescriptor):
+        yield source
+    elif isinstance(source, type) and issubclass(source, Message):
+        yield source.DESCRIPTOR.file  # type: ignore[attr-defined]
+    elif isinstance(source, Message) and source.DESCRIPTOR.full_name != "google.protobuf.FileDescriptorSet":
+        yield source.DESCRIPTOR.file
+    elif hasattr(source, "DESCRIPTOR") and isinstance(source.DESCRIPTOR, FileDescriptor):  # a `_pb2` module
+        yield source.DESCRIPTOR
+    else:
+        yield from _descriptor_set_files(_descriptor_set(source))
+
+
+def _descriptor_set(source: Any) -> descriptor_pb2.FileDescriptorSet:
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if path.suffix == ".json":
+            return _descriptor_set(json.loads(path.read_text(encoding="utf-8")))
+        return _descriptor_set(path.read_bytes())
+    if isinstance(source, bytes):
+        return descriptor_pb2.FileDescriptorSet.FromString(source)
+    if isinstance(source, dict):
+        return json_format.ParseDict(source, descriptor_pb2.FileDescriptorSet())
+    if isinstance(source, Message) and source.DESCRIPTOR.full_name == "google.protobuf.FileDescriptorSet":
+        return descriptor_pb2.FileDescriptorSet.FromString(source.SerializeToString())
+    raise TypeError(
+        f"not a protobuf message source: {type(source).__name__} (give message classes, _pb2 modules, "
+        "FileDescriptors or a FileDescriptorSet)"
+    )
+
+
+def _descriptor_set_files(files: descriptor_pb2.FileDescriptorSet) -> list[FileDescriptor]:
+    """The set's files in a pool of their own, after the well-known files they import (protobuf ships those)."""
+    pool = descriptor_pool.DescriptorPool()
+    given = {f.name for f in files.file}
+    default = descriptor_pool.Default()
+    for module in WELL_KNOWN_MODULES:
+        if module.DESCRIPTOR.name not in given:
+            proto = descriptor_pb2.FileDescriptorProto()
+            default.FindFileByName(module.DESCRIPTOR.name).CopyToProto(proto)
+            pool.Add(proto)
+    for file in files.file:
+        pool.Add(file)
+    return [pool.FindFileByName(f.name) for f in files.file]
