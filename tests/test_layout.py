@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.eval",),
     ("kcel.cost",),
     ("kcel.libs",),
+    ("kcel.proto",),  # protobuf messages (the kcel[protobuf] extra): Env(messages=...) imports it when asked
     ("kcel", "kcel.env", "kcel.k8s.environment"),  # Env(k8s_version=...) picks libraries by Kubernetes version
     ("kcel.k8s", "kcel.k8s.field"),
     ("kcel.k8s.schemas",),

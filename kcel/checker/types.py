@@ -93,6 +93,21 @@ def opaque(name: str, *params: CelType) -> CelType:
     return CelType(name, params, "opaque")
 
 
+WELL_KNOWN_TYPES: dict[str, CelType] = {
+    **{f"google.protobuf.{name}Value": wrapper_of(t) for name, t in (
+        ("Bool", BOOL), ("Bytes", BYTES), ("Double", DOUBLE), ("Float", DOUBLE), ("Int64", INT), ("Int32", INT),
+        ("UInt64", UINT), ("UInt32", UINT), ("String", STRING))},
+    "google.protobuf.Any": CelType("google.protobuf.Any", kind="dyn"),
+    "google.protobuf.Duration": DURATION,
+    "google.protobuf.Timestamp": TIMESTAMP,
+    "google.protobuf.ListValue": list_of(DYN),
+    "google.protobuf.NullValue": NULL,
+    "google.protobuf.Struct": map_of(STRING, DYN),
+    "google.protobuf.Value": DYN,
+}  # fmt: skip
+"""cel-go's checkedWellKnowns: what a protobuf well-known type is to the checker, wherever it is named (a declared
+variable, a message field, a literal): wrappers are nullable primitives, `Struct` a map, `Value` dyn..."""
+
 _NAMED = {t.name: t for t in (BOOL, INT, UINT, DOUBLE, STRING, BYTES, NULL, DYN, ERROR, TYPE, TIMESTAMP, DURATION)}
 _NAMED["timestamp"] = TIMESTAMP
 _NAMED["duration"] = DURATION
@@ -147,6 +162,8 @@ def _make(name: str, params: tuple[CelType, ...], text: str) -> CelType:
         raise ValueError(f"invalid type: {text!r}")
     if params:
         return opaque(name, *params)
+    if name in WELL_KNOWN_TYPES:
+        return WELL_KNOWN_TYPES[name]
     if "." in name:
         return CelType(name, kind="message")
     return param(name)

@@ -153,9 +153,9 @@ class CodeGen:
         header = [f"def {name}(_act, _m):"]
         for var, py in self.variables.items():
             header.append(f"    {py} = _act.get({var!r}, {self.bind(runtime.Unbound(var), '_unbound')})")
-            # `datetime`/`timedelta` inputs become CEL timestamps/durations, at one class test each.
+            # `datetime`/`timedelta` (and protobuf well-known) inputs become CEL values, at one class test each.
             if self.strict_variables:
-                header.append(f"    if {py}.__class__ in _PYTHON_TIME: {py} = _from_python_time({py})")
+                header.append(f"    if {py}.__class__ in _INPUT_CONVERSIONS: {py} = _convert_input({py})")
             else:
                 header.append(f"    if {py}.__class__ in _SPECIAL_INPUT: {py} = _special_input({py})")
         header += [f"    {line}" for line in self.preamble]

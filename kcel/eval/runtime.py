@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
 from typing import Any
 
 from kcel.errors import CostLimitExceeded, EvalError  # noqa: F401 (CostLimitExceeded: EXPORTED)
 from kcel.eval.equality import cel_equals, has_exact_key, map_lookup
 from kcel.eval.gotext import go_text
+from kcel.eval.inputs import (  # noqa: F401 (EXPORTED, and what callers import from here)
+    INPUT_CONVERSIONS,
+    SPECIAL_INPUT,
+    UNBOUND,
+    Unbound,
+    UnboundVariable,
+    bound,
+    convert_input,
+    register_input,
+    special_input,
+)
 from kcel.values import INT64_MAX, INT64_MIN, NONE, OBJECTS, UINT64_MAX, CelMap, Optional, TypedList, TypeValue, Uint
 
 # Exceptions that stand for a CEL error value inside generated code: EvalError from helpers,
@@ -665,59 +675,6 @@ def force(cell: Lazy) -> Any:
     return cell.value
 
 
-PYTHON_TIME = frozenset({datetime, timedelta})
-
-
-def from_python_time(value: datetime | timedelta) -> Any:
-    """A `datetime`/`timedelta` variable as a CEL timestamp/duration; outside CEL's range, an evaluation error."""
-    from kcel.temporal import Duration, Timestamp
-
-    try:
-        return Timestamp.from_python(value) if isinstance(value, datetime) else Duration.from_python(value)
-    except ValueError as err:
-        raise EvalError(str(err)) from None
-
-
-class Unbound:
-    """What a variable missing from the activation holds; using it is an error (cel-go's missing attribute)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str = "") -> None:
-        self.name = name
-
-    def error(self) -> EvalError:
-        return EvalError(f"no such attribute(s): {self.name}")
-
-    def __getitem__(self, key: Any) -> Any:
-        raise self.error()
-
-
-class UnboundVariable(Exception):
-    """A variable the program reads is missing from the activation: the fast variants, which do not test each use
-    of a variable, stop, and the program runs its strict variant, which fails where the variable is used."""
-
-
-SPECIAL_INPUT = frozenset({datetime, timedelta, Unbound})
-
-
-def special_input(value: Any) -> Any:
-    """A variable's value of a class that needs care: Python times become CEL's, a missing variable stops."""
-    if value.__class__ is Unbound:
-        raise UnboundVariable(value.name)
-    return from_python_time(value)
-
-
-def bound(value: Any) -> Any:
-    """A use of a variable in the strict variant: its value, or the error of a missing one."""
-    if value.__class__ is Unbound:
-        raise value.error()
-    return value
-
-
-UNBOUND = Unbound()
-
-
 # -- types -------------------------------------------------------------------------------------
 
 _TYPE_NAMES: dict[type, str] = {
@@ -785,7 +742,7 @@ EXPORTED = {"raise": raise_error} | {
         "optional_index",
         "type_of", "cel_equals", "in_set", "list_with_optionals", "make_map_optional", "optional_missing",
         "optional_value",
-        "Lazy", "force", "UNBOUND", "PYTHON_TIME", "from_python_time", "SPECIAL_INPUT", "special_input", "bound",
+        "Lazy", "force", "UNBOUND", "INPUT_CONVERSIONS", "convert_input", "SPECIAL_INPUT", "special_input", "bound",
         "charge",
     )
 }  # fmt: skip

@@ -7,9 +7,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from kcel.checker.decls import Library
+from kcel.checker.types import WELL_KNOWN_TYPES
+from kcel.eval.runtime import register_input
 from kcel.parser.ast import Expr, Ident, Select
 from kcel.parser.macros import Macro, MacroError, NodeFactory
 from kcel.proto import types
+from kcel.proto.convert import message_to_cel
 from kcel.proto.registry import Messages, MessageSource
 
 
@@ -41,15 +44,23 @@ PROTOS_MACROS = (
 )
 
 
+def _well_known_input(message: Any) -> Any:
+    return message_to_cel(message, types.unpack)
+
+
 def protobuf_library(sources: Iterable[MessageSource] | Messages) -> Library:
     """The message types of the sources (and the well-known types) as one library."""
     messages = sources if isinstance(sources, Messages) else Messages(sources)
     types.register(messages.descriptors)
     types.register_extensions(messages.extensions)
+    for name, cel in WELL_KNOWN_TYPES.items():  # a `Timestamp` message bound to a variable is a timestamp
+        if cel.kind != "null":
+            for cls in messages.classes_named(name):
+                register_input(cls, _well_known_input)
     names = {
         name: types.message_type(descriptor)
         for name, descriptor in messages.descriptors.items()
-        if name not in types.WELL_KNOWN_TYPES
+        if name not in WELL_KNOWN_TYPES
     }
     literals = {name: types.message_type(descriptor) for name, descriptor in messages.descriptors.items()}
     return Library(

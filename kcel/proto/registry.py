@@ -61,6 +61,16 @@ class Messages:
             found = self._classes[descriptor] = message_factory.GetMessageClass(descriptor)
         return found
 
+    def classes_named(self, name: str) -> list[type[Message]]:
+        """The message classes of one full name in every pool the sources came from (and protobuf's default)."""
+        found = []
+        for pool in [descriptor_pool.Default(), *self._pools]:
+            try:
+                found.append(self.message_class(pool.FindMessageTypeByName(name)))
+            except KeyError:
+                continue
+        return found
+
     def new(self, name: str) -> Message | None:
         descriptor = self.descriptors.get(name)
         return None if descriptor is None else self.message_class(descriptor)()

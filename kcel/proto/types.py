@@ -16,39 +16,11 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from kcel.checker.decls import FieldAccess
-from kcel.checker.types import (
-    BOOL,
-    BYTES,
-    DOUBLE,
-    DURATION,
-    DYN,
-    INT,
-    NULL,
-    STRING,
-    TIMESTAMP,
-    UINT,
-    CelType,
-    list_of,
-    map_of,
-    wrapper_of,
-)
+from kcel.checker.types import BOOL, BYTES, DOUBLE, INT, STRING, UINT, WELL_KNOWN_TYPES, CelType, list_of, map_of
 from kcel.errors import EvalError
 from kcel.proto import convert
 from kcel.proto.convert import ConversionError, is_map, is_repeated
 from kcel.values import NONE, Optional
-
-WELL_KNOWN_TYPES: dict[str, CelType] = {
-    **{name: wrapper_of({"bool": BOOL, "bytes": BYTES, "double": DOUBLE, "int": INT, "uint": UINT,
-                         "string": STRING}[kind]) for name, kind in convert.WRAPPERS.items()},
-    "google.protobuf.Any": CelType("google.protobuf.Any", kind="dyn"),
-    "google.protobuf.Duration": DURATION,
-    "google.protobuf.Timestamp": TIMESTAMP,
-    "google.protobuf.ListValue": list_of(DYN),
-    "google.protobuf.NullValue": NULL,
-    "google.protobuf.Struct": map_of(STRING, DYN),
-    "google.protobuf.Value": DYN,
-}  # fmt: skip
-"""cel-go's checkedWellKnowns: what a field (or literal) of a well-known message type is to the checker."""
 
 _PRIMITIVES = {
     FieldDescriptor.TYPE_BOOL: BOOL, FieldDescriptor.TYPE_BYTES: BYTES, FieldDescriptor.TYPE_STRING: STRING,
