@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -162,7 +162,7 @@ def _decode_object(payload: Mapping[str, Any], suite: messages.SuiteMessages | N
 def same_value(expected: Any, actual: Any) -> bool:
     """Equal values of the same CEL type; NaN matches NaN and map order does not matter."""
     if type(expected) is not type(actual):
-        if isinstance(expected, list) and isinstance(actual, (list, tuple)):
+        if isinstance(expected, list) and isinstance(actual, Sequence) and not isinstance(actual, (str, bytes)):
             pass
         elif isinstance(expected, Mapping) and isinstance(actual, Mapping):
             pass

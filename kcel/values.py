@@ -6,7 +6,7 @@ values, timestamps and durations (kcel.temporal) and the Kubernetes types need c
 
 from __future__ import annotations
 
-from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +68,19 @@ class TypedList(list[Any]):
 
     def cel_add(self, other: Any) -> list[Any]:
         raise NotImplementedError
+
+
+class ListView(Sequence[Any]):
+    """A CEL list read in place from storage that is not a Python list (a protobuf repeated field): indexing, `size`
+    and iteration reach the storage directly, so reading the field costs nothing in proportion to its length."""
+
+    __slots__ = ()
+
+    def __add__(self, other: Any) -> list[Any]:
+        return [*self, *other]
+
+    def __radd__(self, other: Any) -> list[Any]:
+        return [*other, *self]
 
 
 # CEL keeps map keys of different types apart (cel-go stores entries by typed value): `true`, `1`, `1u` and

@@ -27,7 +27,7 @@ from kcel.checker.checker import Checked
 from kcel.checker.decls import Overload, StructType
 from kcel.checker.types import CelType
 from kcel.errors import EvalError, PlanError
-from kcel.eval import control_flow, runtime
+from kcel.eval import control_flow, inputs, runtime
 from kcel.eval.control_flow import Local
 from kcel.eval.dispatch import dispatcher, metered_dispatcher
 from kcel.eval.writer import Writer
@@ -152,7 +152,7 @@ class CodeGen:
         self.w.line(f"return {result}" if not self.traced else f"return _unwrap({result})")
         header = [f"def {name}(_act, _m):"]
         for var, py in self.variables.items():
-            header.append(f"    {py} = _act.get({var!r}, {self.bind(runtime.Unbound(var), '_unbound')})")
+            header.append(f"    {py} = _act.get({var!r}, {self.bind(inputs.Unbound(var), '_unbound')})")
             # `datetime`/`timedelta` (and protobuf well-known) inputs become CEL values, at one class test each.
             if self.strict_variables:
                 header.append(f"    if {py}.__class__ in _INPUT_CONVERSIONS: {py} = _convert_input({py})")

@@ -132,6 +132,8 @@ def map_lookup(m: Mapping[Any, Any], key: Any) -> tuple[bool, Any]:
     cls = key.__class__
     if cls is str or m.__class__ is CelMap:  # a CelMap answers for the key itself, of its own type
         return True, value
+    if m.__class__ is not dict and getattr(m, "cel_typed_keys", False):  # so does a protobuf map field
+        return True, value
     if cls is int or cls is Uint:
         if key > 1 or key < 0:
             return True, value

@@ -14,7 +14,8 @@ from kcel.checker.types import DYN, CelType
 from kcel.errors import CelError, EvalError
 from kcel.eval.codegen import CodeGen, Declarations, Plan
 from kcel.eval.dispatch import Meter
-from kcel.eval.runtime import CEL_ERRORS, OperandTypeError, UnboundVariable, as_eval_error
+from kcel.eval.inputs import UnboundVariable
+from kcel.eval.runtime import CEL_ERRORS, OperandTypeError, as_eval_error
 from kcel.eval.trace import Explanation, Tracer, TraceTooLong, explain
 from kcel.parser import Parsed
 

@@ -25,7 +25,19 @@ from kcel.eval.inputs import (  # noqa: F401 (EXPORTED, and what callers import 
     register_input,
     special_input,
 )
-from kcel.values import INT64_MAX, INT64_MIN, NONE, OBJECTS, UINT64_MAX, CelMap, Optional, TypedList, TypeValue, Uint
+from kcel.values import (
+    INT64_MAX,
+    INT64_MIN,
+    NONE,
+    OBJECTS,
+    UINT64_MAX,
+    CelMap,
+    ListView,
+    Optional,
+    TypedList,
+    TypeValue,
+    Uint,
+)
 
 # Exceptions that stand for a CEL error value inside generated code: EvalError from helpers,
 # and the KeyError/TypeError that an inlined `obj["field"]` raises.
@@ -168,7 +180,7 @@ def _is_map(v: Any) -> bool:
 
 
 def _is_list(v: Any) -> bool:
-    return type(v) is list or type(v) is tuple or isinstance(v, TypedList)
+    return type(v) is list or type(v) is tuple or isinstance(v, (TypedList, ListView))
 
 
 def add(a: Any, b: Any) -> Any:
@@ -450,7 +462,14 @@ class MemberIndex:
 
 def size(value: Any) -> int:
     tv = type(value)
-    if tv is str or tv is list or tv is dict or tv is bytes or tv is tuple or isinstance(value, (Mapping, TypedList)):
+    if (
+        tv is str
+        or tv is list
+        or tv is dict
+        or tv is bytes
+        or tv is tuple
+        or isinstance(value, (Mapping, TypedList, ListView))
+    ):
         return len(value)
     raise EvalError("no such overload")
 

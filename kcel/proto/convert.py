@@ -6,7 +6,7 @@ ConvertToNative): wrappers read as their value or null, `Timestamp`/`Duration` a
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from google.protobuf import json_format
@@ -15,7 +15,7 @@ from google.protobuf.message import DecodeError, Message
 
 from kcel.errors import EvalError
 from kcel.temporal import Duration, Timestamp
-from kcel.values import Uint
+from kcel.values import ListView, Uint
 
 NANOS = 1_000_000_000
 INT32_MIN, INT32_MAX, UINT32_MAX = -(2**31), 2**31 - 1, 2**32 - 1
@@ -99,17 +99,82 @@ def is_repeated(field: FieldDescriptor) -> bool:
 
 
 def value_reader(field: FieldDescriptor, unpack: UnpackAny) -> Convert:
-    """How the field's stored value (`getattr`, or `Extensions[...]`) becomes a CEL value."""
+    """How the field's stored value (`getattr`, or `Extensions[...]`) becomes a CEL value: repeated and map fields
+    as views of the stored field, whose elements convert when read."""
     if is_map(field):
-        key = element_reader(field.message_type.fields_by_name["key"], unpack) or _same
-        value = element_reader(field.message_type.fields_by_name["value"], unpack) or _same
-        return lambda stored: {key(k): value(v) for k, v in stored.items()}
+        entry = field.message_type.fields_by_name
+        key, value = element_reader(entry["key"], unpack), element_reader(entry["value"], unpack) or _same
+        key_type = entry["key"].type
+        return lambda stored: MessageMap(stored, key or _same, value, key_type)
     element = element_reader(field, unpack)
     if is_repeated(field):
-        if element is None:
-            return list
-        return lambda stored: [element(v) for v in stored]
+        return lambda stored: RepeatedField(stored, element)
     return element or _same
+
+
+class RepeatedField(ListView):
+    """A repeated field as a CEL list, read in place."""
+
+    __slots__ = ("stored", "convert")
+
+    def __init__(self, stored: Any, convert: Convert | None) -> None:
+        self.stored = stored
+        self.convert = convert
+
+    def __len__(self) -> int:
+        return len(self.stored)
+
+    def __getitem__(self, index: Any) -> Any:
+        if index.__class__ is slice:
+            return list(self)[index]
+        item = self.stored[index]
+        return item if self.convert is None else self.convert(item)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.stored) if self.convert is None else map(self.convert, self.stored)
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+_KEY_CLASSES: dict[int, tuple[type, ...]] = {
+    FieldDescriptor.TYPE_STRING: (str,), FieldDescriptor.TYPE_BOOL: (bool,),
+}  # fmt: skip
+
+
+class MessageMap(Mapping[Any, Any]):
+    """A map field as a CEL map, read in place: a lookup converts one key and one value, not the whole map."""
+
+    __slots__ = ("stored", "key", "value", "key_classes")
+    cel_typed_keys = True  # its keys are all of the field's key type: no `true` stored under `1`
+
+    def __init__(self, stored: Any, key: Convert, value: Convert, key_type: int) -> None:
+        self.stored = stored
+        self.key = key
+        self.value = value
+        self.key_classes = _KEY_CLASSES.get(key_type, (int, Uint))
+
+    def __getitem__(self, key: Any) -> Any:
+        cls = key.__class__
+        if cls is float and self.key_classes[0] is int and key.is_integer():  # CEL finds `1` by `1.0`
+            key, cls = int(key), int
+        if cls not in self.key_classes:
+            raise KeyError(key)
+        try:
+            if key not in self.stored:
+                raise KeyError(key)
+        except (TypeError, ValueError):  # out of the key type's range
+            raise KeyError(key) from None
+        return self.value(self.stored[key])
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(self.key, self.stored)
+
+    def __len__(self) -> int:
+        return len(self.stored)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
 
 def _same(value: Any) -> Any:

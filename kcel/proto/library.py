@@ -8,7 +8,7 @@ from typing import Any
 
 from kcel.checker.decls import Library
 from kcel.checker.types import WELL_KNOWN_TYPES
-from kcel.eval.runtime import register_input
+from kcel.eval.inputs import register_input
 from kcel.parser.ast import Expr, Ident, Select
 from kcel.parser.macros import Macro, MacroError, NodeFactory
 from kcel.proto import types
