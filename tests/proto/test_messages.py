@@ -1,0 +1,238 @@
+"""Protobuf messages as CEL values (`kcel.Env(messages=...)`): the checker's types, fields read in place, literals,
+presence, equality, well-known types and errors, on a small schema built here (no generated code)."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("google.protobuf", reason="protobuf messages need the kcel[protobuf] extra")
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, timestamp_pb2, wrappers_pb2  # noqa: E402
+
+import kcel  # noqa: E402
+from kcel.values import Uint  # noqa: E402
+
+F = descriptor_pb2.FieldDescriptorProto
+
+
+def _schema() -> descriptor_pb2.FileDescriptorSet:
+    """package acme.v1 (proto3): Pod with scalar, repeated, map, message, wrapper, timestamp, enum, Any fields."""
+    file = descriptor_pb2.FileDescriptorProto(name="acme/v1/pod.proto", package="acme.v1", syntax="proto3")
+    file.dependency.extend(
+        ["google/protobuf/wrappers.proto", "google/protobuf/timestamp.proto", "google/protobuf/any.proto"]
+    )
+    phase = file.enum_type.add(name="Phase")
+    for number, name in enumerate(["PENDING", "RUNNING", "FAILED"]):
+        phase.value.add(name=name, number=number)
+    container = file.message_type.add(name="Container")
+    container.field.add(name="image", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    container.field.add(name="cpu", number=2, type=F.TYPE_DOUBLE, label=F.LABEL_OPTIONAL)
+    pod = file.message_type.add(name="Pod")
+    entry = pod.nested_type.add(name="LimitsEntry")
+    entry.options.map_entry = True
+    entry.field.add(name="key", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    entry.field.add(name="value", number=2, type=F.TYPE_INT64, label=F.LABEL_OPTIONAL)
+    fields: list[tuple[str, int, str]] = [
+        ("name", F.TYPE_STRING, ""), ("replicas", F.TYPE_INT32, ""), ("uid", F.TYPE_UINT64, ""),
+        ("tags", F.TYPE_STRING, "repeated"), ("limits", F.TYPE_MESSAGE, ".acme.v1.Pod.LimitsEntry"),
+        ("main", F.TYPE_MESSAGE, ".acme.v1.Container"), ("budget", F.TYPE_MESSAGE, ".google.protobuf.Int64Value"),
+        ("created", F.TYPE_MESSAGE, ".google.protobuf.Timestamp"), ("phase", F.TYPE_ENUM, ".acme.v1.Phase"),
+        ("extra", F.TYPE_MESSAGE, ".google.protobuf.Any"), ("ratio", F.TYPE_DOUBLE, ""),
+        ("ports", F.TYPE_UINT32, "repeated"),
+    ]  # fmt: skip
+    for number, (name, kind, extra) in enumerate(fields, 1):
+        field = pod.field.add(name=name, number=number, type=kind, label=F.LABEL_OPTIONAL)
+        if extra == "repeated" or name == "limits":
+            field.label = F.LABEL_REPEATED
+        if extra and extra != "repeated":
+            field.type_name = extra
+    return descriptor_pb2.FileDescriptorSet(file=[file])
+
+
+SCHEMA = _schema()
+
+
+def _pod_class() -> Any:
+    pool = descriptor_pool.DescriptorPool()
+    for module in (wrappers_pb2, timestamp_pb2):
+        proto = descriptor_pb2.FileDescriptorProto()
+        module.DESCRIPTOR.CopyToProto(proto)
+        pool.Add(proto)
+    from google.protobuf import any_pb2
+
+    proto = descriptor_pb2.FileDescriptorProto()
+    any_pb2.DESCRIPTOR.CopyToProto(proto)
+    pool.Add(proto)
+    pool.Add(SCHEMA.file[0])
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("acme.v1.Pod"))
+
+
+Pod = _pod_class()  # what generated code (`pod_pb2.Pod`) gives a user
+ENV = kcel.Env(variables={"pod": "acme.v1.Pod", "x": "dyn"}, container="acme.v1", messages=[Pod])
+
+
+def _pod() -> Any:
+    pod = Pod(name="web", replicas=3, uid=7, tags=["a", "b"], ratio=0.5, ports=[80, 443])
+    pod.limits["cpu"] = 2
+    pod.main.image = "nginx"
+    pod.budget.value = 10
+    pod.created.seconds = 100
+    pod.phase = 1
+    return pod
+
+
+def ev(expr: str, **bindings: Any) -> Any:
+    return ENV.compile(expr).evaluate({"pod": _pod(), **bindings})
+
+
+def test_import_kcel_loads_no_protobuf() -> None:
+    code = "import sys, kcel; kcel.Env(); print('google.protobuf' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("expr", "value", "type_"),
+    [
+        ("pod.name", "web", "string"),
+        ("pod.replicas", 3, "int"),
+        ("pod.uid", Uint(7), "uint"),
+        ("pod.tags", ["a", "b"], "list(string)"),
+        ("pod.ports", [Uint(80), Uint(443)], "list(uint)"),
+        ("pod.limits", {"cpu": 2}, "map(string, int)"),
+        ("pod.main.image", "nginx", "string"),
+        ("pod.budget", 10, "wrapper(int)"),
+        ("pod.budget + 1", 11, "int"),
+        ("pod.phase", 1, "int"),
+        ("pod.phase == Phase.RUNNING", True, "bool"),
+        ("pod.created == timestamp(100)", True, "bool"),
+        ("pod.main", None, "acme.v1.Container"),  # compared below: the message itself
+        ("type(pod) == acme.v1.Pod", True, "bool"),
+        ("pod.tags[1] + pod.tags[0]", "ba", "string"),
+        ("size(pod.limits) + size(pod.tags)", 3, "int"),
+        ("pod.limits['cpu']", 2, "int"),
+        ("'b' in pod.tags && 'cpu' in pod.limits && !('z' in pod.tags)", True, "bool"),
+        ("pod.tags + ['c']", ["a", "b", "c"], "list(string)"),
+        ("pod.tags.map(t, t + '!')", ["a!", "b!"], "list(string)"),
+        ("pod.ports.all(p, p > 10u)", True, "bool"),
+        ("pod.limits.exists(k, v, v == 2)", True, "bool"),
+        ("dyn(pod).replicas + int(dyn(pod).main.cpu)", 3, "int"),
+    ],
+)
+def test_fields_read_in_place_with_their_cel_types(expr: str, value: Any, type_: str) -> None:
+    program = ENV.compile(expr)
+    assert str(program.output_type) == type_
+    result = program.evaluate({"pod": _pod()})
+    if value is None:
+        assert result.image == "nginx"
+    elif isinstance(value, list):  # a repeated field is a view of the field, a list to CEL
+        assert list(result) == value and all(type(r) is type(v) for r, v in zip(result, value, strict=True))
+    elif isinstance(value, dict):  # so is a map field
+        assert dict(result.items()) == value
+    else:
+        assert result == value and type(result) is type(value)
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        # proto3: a scalar is present when not zero, a message or wrapper when set, a list or map when not empty
+        ("has(Pod{}.name) || has(Pod{}.replicas) || has(Pod{}.tags) || has(Pod{}.limits)", False),
+        ("has(Pod{}.main) || has(Pod{}.budget) || has(Pod{}.created)", False),
+        ("has(pod.name) && has(pod.main) && has(pod.budget) && has(pod.tags) && has(pod.limits)", True),
+        ("has(Pod{ratio: -0.0}.ratio)", True),  # protobuf tests the bits
+        ("Pod{}.budget == null && Pod{}.main.image == '' && Pod{}.created == timestamp(0)", True),
+        ("Pod{main: Container{}}.main == Container{} && has(Pod{main: Container{}}.main)", True),
+        ("pod.?budget.orValue(0) + Pod{}.?budget.orValue(5)", 15),
+        ("Pod{budget: null}.budget == null && Pod{budget: 4}.budget == 4", True),
+    ],
+)
+def test_presence_and_defaults(expr: str, value: Any) -> None:
+    assert ev(expr) == value
+
+
+def test_literals_equality_and_types() -> None:
+    assert ev("Pod{name: 'web', tags: ['a']} == Pod{tags: ['a'], name: 'web'}") is True
+    assert ev("Pod{name: 'web'} != Pod{name: 'db'}") is True
+    assert ev("Pod{ratio: 0.0/0.0} == Pod{ratio: 0.0/0.0}") is False  # NaN: cel-go's pb.Equal, not protobuf's ==
+    assert ev("dyn(Pod{name: 'a'}) == dyn(Container{image: 'a'})") is False
+    assert ev("x == pod", x=_pod()) is True  # a message built elsewhere (here: by the caller) compares by value
+    built = ev("Pod{name: 'n', limits: {'m': 1}, ports: [1u], extra: Container{image: 'i'}, created: timestamp(5)}")
+    assert built.name == "n" and dict(built.limits) == {"m": 1} and list(built.ports) == [1]
+    assert built.created.seconds == 5 and built.extra.type_url == "type.googleapis.com/acme.v1.Container"
+    assert ev("Pod{extra: Container{image: 'i'}}.extra.image") == "i"  # an Any reads as what it holds
+    assert ev("Pod{extra: 42}.extra") == 42  # packed as an Int64Value
+    assert ev("Pod{extra: {'a': [1, 'x']}}.extra") == {"a": [1.0, "x"]}  # a Struct
+    assert ev("type(Pod{}.main)") == kcel.TypeValue("acme.v1.Container")
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        (
+            "Pod{replicas: 3000000000}",
+            "field type conversion error for acme.v1.Pod.replicas value type: integer overflow",
+        ),
+        ("Pod{ports: [5000000000u]}", "unsigned integer overflow"),
+        ("Pod{name: x}", "field type conversion error for acme.v1.Pod.name value type: unsupported type conversion"),
+        ("Pod{tags: x}", "unsupported field type for acme.v1.Pod.tags: int"),
+        ("dyn(pod).nope", "no such field: nope"),
+        ("has(dyn(pod).nope)", "no such field: nope"),
+        (
+            "Pod{extra: Container{}}.extra.image == '' && Pod{}.extra == null",
+            "conversion error: invalid empty type URL",
+        ),
+    ],
+)
+def test_errors_are_cel_errors_with_cel_gos_texts(expr: str, message: str) -> None:
+    with pytest.raises(kcel.EvalError) as caught:
+        ENV.compile(expr).evaluate({"pod": _pod(), "x": 1})
+    assert message in str(caught.value)
+
+
+def test_checker_knows_the_fields() -> None:
+    with pytest.raises(kcel.CompileError, match="undefined field 'nope'"):
+        ENV.compile("pod.nope")
+    with pytest.raises(kcel.CompileError, match="expected type of field 'replicas' is 'int' but provided type is"):
+        ENV.compile("Pod{replicas: 'x'}")
+    with pytest.raises(kcel.CompileError, match="undeclared reference to 'Nope'"):
+        ENV.compile("Nope{}")
+
+
+def test_well_known_messages_bound_to_variables_are_cel_values() -> None:
+    env = kcel.Env(variables={"t": "google.protobuf.Timestamp", "w": "google.protobuf.Int64Value"}, messages=[])
+    program = env.compile("t + duration('1s') == timestamp(11) && w + 1 == 5")
+    assert program.evaluate({"t": timestamp_pb2.Timestamp(seconds=10), "w": wrappers_pb2.Int64Value(value=4)})
+    assert str(env.compile("w").output_type) == "wrapper(int)"
+
+
+def test_sources_classes_descriptor_sets_and_files(tmp_path: Path) -> None:
+    from google.protobuf import json_format
+
+    serialized = tmp_path / "set.pb"
+    serialized.write_bytes(SCHEMA.SerializeToString())
+    as_json = json_format.MessageToDict(SCHEMA, preserving_proto_field_name=True)
+    for source in (SCHEMA, SCHEMA.SerializeToString(), serialized, as_json, Pod, Pod.DESCRIPTOR.file):
+        env = kcel.Env(variables={"pod": "acme.v1.Pod"}, messages=[source])
+        assert env.compile("acme.v1.Pod{name: 'a'}.name + pod.name").evaluate({"pod": _pod()}) == "aweb"
+    with pytest.raises(TypeError, match="not a protobuf message source"):
+        kcel.Env(messages=[42])
+
+
+def test_costs_are_counted_on_messages() -> None:
+    value, cost = ENV.compile("pod.tags.all(t, t != '')").evaluate_with_cost({"pod": _pod()})
+    assert value is True and cost > 0
+    assert ENV.compile("Pod{name: 'a'}").evaluate_with_cost({})[1] == 40  # cel-go's struct-creation cost
+
+
+def test_results_of_views_are_lists_and_maps() -> None:
+    tags, limits = ev("pod.tags"), ev("pod.limits")
+    assert list(tags) == ["a", "b"] and len(tags) == 2 and tags[-1] == "b"
+    assert dict(limits.items()) == {"cpu": 2} and "cpu" in limits and limits.get("gpu") is None
+    assert math.isclose(ev("pod.ratio"), 0.5)
