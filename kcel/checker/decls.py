@@ -216,6 +216,10 @@ class FieldAccess:
     plain: type | None = None
     """The data key, and the class whose values under it are the field's CEL values as they are: generated code
     reads such a value of a dict inline and calls `read` only for anything else (absent, null, another type)."""
+    attribute: str | None = None
+    owner: type | None = None
+    """The attribute whose value is the field's CEL value on an instance of exactly `owner` (a protobuf message
+    class): generated code reads it inline and calls `read` for anything else."""
 
     @classmethod
     def of(cls, read: Callable[[Any], Any], test: Callable[[Any], bool]) -> FieldAccess:

@@ -16,6 +16,7 @@ value or error (`_m.see(id, lambda: ...)`) and each comprehension step (`_m.step
 
 from __future__ import annotations
 
+import keyword
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -389,6 +390,10 @@ class CodeGen:
                     cell = self.temp("_r")
                     self.preamble.append(f"{cell} = _Lazy(lambda: {read}({operand}))")
                     return f"({cell}.value if {cell}.done else _force({cell}))"
+            if access.owner is not None and self.inline and _is_attribute_name(access.attribute):
+                holder, bound = self.holder(operand)  # the condition is evaluated first, then the attribute read
+                owner = self.bind(access.owner, "_c")
+                return f"({holder}.{access.attribute} if {bound}.__class__ is {owner} else {read}({holder}))"
             if access.key is None or not self.inline:
                 return f"{read}({operand})"
             # In place, operand evaluated once: a dict's non-null value is the answer, anything else asks `read`.
@@ -701,6 +706,11 @@ class CodeGen:
 def _const_values(node: Expr) -> list[Any]:
     assert isinstance(node, CreateList)
     return [e.value for e in node.elements if isinstance(e, Const)]
+
+
+def _is_attribute_name(name: str | None) -> bool:
+    """A name generated code may write after a dot: an identifier, not a keyword (`in` is a protobuf field name)."""
+    return name is not None and name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("__")
 
 
 def _field_of(node: Call) -> str:

@@ -181,6 +181,10 @@ def _same(value: Any) -> Any:
     return value
 
 
+IDENTITY = _same
+"""The reader of a field whose stored value is its CEL value (strings, int64s, doubles...)."""
+
+
 # -- CEL to protobuf ---------------------------------------------------------------------------
 
 

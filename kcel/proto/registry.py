@@ -149,8 +149,21 @@ def _descriptor_set(source: Any) -> descriptor_pb2.FileDescriptorSet:
     )
 
 
+_POOLS: dict[bytes, list[FileDescriptor]] = {}
+
+
 def _descriptor_set_files(files: descriptor_pb2.FileDescriptorSet) -> list[FileDescriptor]:
-    """The set's files in a pool of their own, after the well-known files they import (protobuf ships those)."""
+    """The set's files in a pool of their own, after the well-known files they import (protobuf ships those).
+
+    One pool per distinct set: every registry given the same set shares its descriptors and message classes, so
+    messages built through one are the exact classes another reads inline."""
+    key = files.SerializeToString(deterministic=True)
+    if key not in _POOLS:
+        _POOLS[key] = _new_pool(files)
+    return _POOLS[key]
+
+
+def _new_pool(files: descriptor_pb2.FileDescriptorSet) -> list[FileDescriptor]:
     pool = descriptor_pool.DescriptorPool()
     given = {f.name for f in files.file}
     default = descriptor_pool.Default()

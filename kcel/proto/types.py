@@ -156,6 +156,38 @@ class _Field:
         self.extension = field.is_extension
         self.convert = convert.value_reader(field, unpack)
         self.repeated = is_repeated(field)
+        self.owner: type | None = None  # the message class whose instances this field is read from inline
+        self.presence = bool(field.has_presence) and not self.repeated and not self.extension
+        self.read = self._reader()
+
+    def _reader(self) -> Callable[[Any], Any]:
+        """`read`, specialised: on an instance of the field's own message class, an attribute read (and the
+        conversion the field's kind needs); anything else takes the general path."""
+        field, generic = self.descriptor, self._read
+        kind = field.message_type.full_name if field.type == FieldDescriptor.TYPE_MESSAGE else ""
+        if self.extension or kind == "google.protobuf.Any":  # an unset Any is an error, read the general way
+            return generic
+        owner = self.owner = message_type(field.containing_type).message_class
+        name, to_cel = self.name, self.convert
+        if kind in convert.WRAPPERS and not self.repeated:  # an unset wrapper is null
+
+            def read_wrapper(message: Any) -> Any:
+                if message.__class__ is not owner:
+                    return generic(message)
+                return to_cel(getattr(message, name)) if message.HasField(name) else None
+
+            return read_wrapper
+        if to_cel is convert.IDENTITY:  # scalars, and messages (an unset one reads as its default instance)
+
+            def read(message: Any) -> Any:
+                return getattr(message, name) if message.__class__ is owner else generic(message)
+
+            return read
+
+        def read_converted(message: Any) -> Any:
+            return to_cel(getattr(message, name)) if message.__class__ is owner else generic(message)
+
+        return read_converted
 
     @cached_property
     def cel(self) -> CelType:
@@ -168,7 +200,7 @@ class _Field:
             return message.Extensions[self.descriptor]
         return getattr(message, self.name)
 
-    def read(self, message: Any) -> Any:
+    def _read(self, message: Any) -> Any:
         """The field's CEL value; an unset wrapper is null, an unset message its default instance."""
         field = self.descriptor
         if field.type == FieldDescriptor.TYPE_MESSAGE and not self.repeated:
@@ -181,6 +213,9 @@ class _Field:
 
     def test(self, message: Any) -> bool:
         """`has()`: repeated and map fields when not empty, fields with presence when set, others when not zero."""
+        if self.presence and message.__class__ is self.owner:  # the common case: a field with presence, in place
+            found: Any = message
+            return bool(found.HasField(self.name))
         field = self.descriptor
         if self.repeated:
             return len(self.stored(message)) > 0
@@ -204,7 +239,11 @@ class _Field:
 
     @cached_property
     def access(self) -> FieldAccess:
-        return FieldAccess(self.read, self.test, self.read_optional)
+        inline = self.owner is not None and self.convert is convert.IDENTITY
+        return FieldAccess(
+            self.read, self.test, self.read_optional, attribute=self.name if inline else None,
+            owner=self.owner if inline else None,
+        )  # fmt: skip
 
     # -- setting -------------------------------------------------------------------------------
 

@@ -236,3 +236,24 @@ def test_results_of_views_are_lists_and_maps() -> None:
     assert list(tags) == ["a", "b"] and len(tags) == 2 and tags[-1] == "b"
     assert dict(limits.items()) == {"cpu": 2} and "cpu" in limits and limits.get("gpu") is None
     assert math.isclose(ev("pod.ratio"), 0.5)
+
+
+def test_messages_of_another_class_are_read_the_general_way() -> None:
+    other = _pod_class()  # a second pool: the same full name, another class (not the one fields are inlined for)
+    assert other is not Pod
+    pod = other(name="x", replicas=2, tags=["t"])
+    pod.budget.value = 3
+    program = ENV.compile("pod.name + string(pod.replicas) + string(pod.budget) + pod.tags[0] + string(has(pod.main))")
+    assert program.evaluate({"pod": pod}) == "x23tfalse"
+    assert "pod.name" not in program.python_source  # the typed read is inline, behind a class test
+    assert ".name if " in program.python_source
+
+
+def test_one_descriptor_set_one_pool() -> None:
+    from kcel.proto.registry import Messages
+
+    first, second = Messages([SCHEMA]), Messages([SCHEMA.SerializeToString()])
+    assert first.descriptors["acme.v1.Pod"] is second.descriptors["acme.v1.Pod"]
+    pod = first.from_json("acme.v1.Pod", {"name": "j", "replicas": 4})
+    env = kcel.Env(variables={"pod": "acme.v1.Pod"}, messages=[SCHEMA])
+    assert env.compile("pod.name + string(pod.replicas)").evaluate({"pod": pod}) == "j4"
