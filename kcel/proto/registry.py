@@ -159,8 +159,49 @@ def _descriptor_set_files(files: descriptor_pb2.FileDescriptorSet) -> list[FileD
     messages built through one are the exact classes another reads inline."""
     key = files.SerializeToString(deterministic=True)
     if key not in _POOLS:
-        _POOLS[key] = _new_pool(files)
+        _POOLS[key] = _in_default_pool(files) or _new_pool(files)
     return _POOLS[key]
+
+
+def _in_default_pool(files: descriptor_pb2.FileDescriptorSet) -> list[FileDescriptor] | None:
+    """The set's files as protobuf's default pool already holds them (generated code, or files a program added),
+    so that messages of its classes are the ones kcel reads inline; None unless every file is there, the same."""
+    default, found = descriptor_pool.Default(), []
+    for given in files.file:
+        try:
+            existing = default.FindFileByName(given.name)
+        except KeyError:
+            return None
+        if _comparable(existing) != _comparable(given):
+            return None
+        found.append(existing)
+    return found
+
+
+def _comparable(file: Any) -> descriptor_pb2.FileDescriptorProto:
+    proto = descriptor_pb2.FileDescriptorProto()
+    if isinstance(file, FileDescriptor):
+        file.CopyToProto(proto)
+    else:
+        proto.CopyFrom(file)
+    proto.ClearField("source_code_info")
+    if proto.syntax == "proto2":  # the default syntax, which CopyToProto leaves out
+        proto.ClearField("syntax")
+    fields = [f for m in _all_messages(proto.message_type) for f in (*m.field, *m.extension)]
+    for field in [*fields, *proto.extension]:
+        field.ClearField("json_name")
+        if field.HasField("default_value") and field.type in (field.TYPE_DOUBLE, field.TYPE_FLOAT):
+            try:  # upb writes a default back in its own digits ("6.4" as "6.4000000000000004")
+                field.default_value = repr(float(field.default_value))
+            except ValueError:
+                pass
+    return proto
+
+
+def _all_messages(messages: Iterable[Any]) -> Iterator[Any]:
+    for message in messages:
+        yield message
+        yield from _all_messages(message.nested_type)
 
 
 def _new_pool(files: descriptor_pb2.FileDescriptorSet) -> list[FileDescriptor]:

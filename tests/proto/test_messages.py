@@ -257,3 +257,25 @@ def test_one_descriptor_set_one_pool() -> None:
     pod = first.from_json("acme.v1.Pod", {"name": "j", "replicas": 4})
     env = kcel.Env(variables={"pod": "acme.v1.Pod"}, messages=[SCHEMA])
     assert env.compile("pod.name + string(pod.replicas)").evaluate({"pod": pod}) == "j4"
+
+
+def test_a_set_the_default_pool_holds_is_read_with_its_classes() -> None:
+    """A program that added the files to protobuf's default pool (as generated code does) builds its messages
+    from that pool's classes: kcel uses the same descriptors, so reads are inline, not the general way."""
+    file = descriptor_pb2.FileDescriptorProto(name="acme/v2/node.proto", package="acme.v2", syntax="proto2")
+    node = file.message_type.add(name="Node")
+    node.field.add(name="name", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    node.field.add(name="weight", number=2, type=F.TYPE_DOUBLE, label=F.LABEL_OPTIONAL, default_value="6.4")
+    default = descriptor_pool.Default()
+    try:
+        default.FindFileByName(file.name)
+    except KeyError:
+        default.Add(file)
+    Node = message_factory.GetMessageClass(default.FindMessageTypeByName("acme.v2.Node"))  # noqa: N806
+    env = kcel.Env(variables={"n": "acme.v2.Node"}, messages=[descriptor_pb2.FileDescriptorSet(file=[file])])
+    program = env.compile("n.name")
+    assert program.evaluate({"n": Node(name="a")}) == "a"
+    from kcel.proto.types import message_type
+
+    assert message_type(Node.DESCRIPTOR).message_class is Node
+    assert env.struct_type("acme.v2.Node").message_class is Node  # type: ignore[union-attr]
