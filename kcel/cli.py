@@ -16,7 +16,7 @@ from kcel.eval.display import cel_text, result_type
 from kcel.k8s.environment import NEWEST, add_version_option
 from kcel.parser import parse
 from kcel.parser.unparser import dump, unparse
-from kcel.values import Optional, TypeValue
+from kcel.values import OBJECTS, ListView, Optional, TypeValue
 
 if TYPE_CHECKING:
     from kcel.k8s.crds.validate import Report
@@ -85,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME:TYPE",
         help="declare a variable's type (e.g. 'self:map(string, int)'); undeclared ones are dyn",
     )
+    evaluate.add_argument(
+        "--messages", action="append", default=[], metavar="FILE",
+        help="protobuf message types: a FileDescriptorSet (protoc --include_imports --descriptor_set_out=FILE, or "
+        "its JSON); variables declared with a message type take their values in protobuf's JSON (kcel[protobuf])",
+    )  # fmt: skip
     add_version_option(evaluate)
     evaluate.add_argument(
         "--env", metavar="NAME", choices=ENVIRONMENT_NAMES,
@@ -265,7 +270,11 @@ def _evaluate(args: argparse.Namespace) -> int:
             env = env.extend({**given, **declared})
         else:
             given = {name: "dyn" for name in variables}
-            env = Env(variables={**given, **declared}, k8s_version=args.k8s_version or NEWEST)
+            registry = _messages(args.messages) if args.messages else None
+            env = Env(variables={**given, **declared}, k8s_version=args.k8s_version or NEWEST,
+                      messages=[registry] if registry is not None else None)  # fmt: skip
+            if registry is not None:
+                variables = _message_values(registry, variables, declared)
     except ValueError as err:  # an unknown type name or Kubernetes version
         raise _UsageError(str(err)) from None
     program = env.compile(args.expression)
@@ -290,6 +299,32 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.explain:
         print(program.explain(variables).text())
     return 0
+
+
+def _messages(paths: list[str]) -> Any:
+    """The message types of descriptor-set files (`--messages`)."""
+    try:
+        from kcel.proto.registry import Messages
+    except ImportError as err:
+        raise _UsageError(str(err)) from None
+    try:
+        return Messages([Path(path) for path in paths])
+    except OSError as err:
+        raise _UsageError(f"--messages: {err.strerror}: {err.filename}") from None
+    except Exception as err:  # not a descriptor set: protobuf's DecodeError, ParseError, TypeError...
+        raise _UsageError(f"--messages: not a FileDescriptorSet: {err}") from None
+
+
+def _message_values(registry: Any, variables: dict[str, Any], declared: dict[str, str]) -> dict[str, Any]:
+    """Variables declared with a message type, their JSON values as messages (protobuf's JSON mapping)."""
+    converted = dict(variables)
+    for name, type_name in declared.items():
+        if type_name in registry.descriptors and name in variables:
+            try:
+                converted[name] = registry.from_json(type_name, variables[name])
+            except Exception as err:  # json_format.ParseError names the field
+                raise _UsageError(f"{name}: not a {type_name} in protobuf's JSON: {err}") from None
+    return converted
 
 
 def _declaration(text: str) -> tuple[str, str]:
@@ -576,8 +611,12 @@ def _load(path: str) -> Any:
 
 
 def _jsonable(value: Any) -> Any:
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, ListView)):
         return [_jsonable(v) for v in value]
+    if isinstance(value, OBJECTS.classes):  # a protobuf message, in protobuf's JSON
+        from google.protobuf import json_format
+
+        return json_format.MessageToDict(value, preserving_proto_field_name=True)
     if isinstance(value, Mapping):  # a dict, or a kcel.values.CelMap (keys `true` and `1` kept apart)
         return {cel_text(k) if not isinstance(k, str) else k: _jsonable(v) for k, v in value.items()}
     if isinstance(value, bytes):

@@ -157,7 +157,7 @@ class ObjectFields:
     presence, type name, equality and zero value. kcel.proto fills this in when imported; until then no value is
     such an object (`classes` is empty)."""
 
-    __slots__ = ("classes", "read", "test", "type_name", "equals", "is_zero")
+    __slots__ = ("classes", "read", "test", "type_name", "equals", "is_zero", "fields")
 
     def __init__(self) -> None:
         self.classes: tuple[type, ...] = ()
@@ -166,6 +166,8 @@ class ObjectFields:
         self.type_name: Callable[[Any], str] = _no_object
         self.equals: Callable[[Any, Any], bool] = _no_object
         self.is_zero: Callable[[Any], bool] = _no_object
+        self.fields: Callable[[Any], list[tuple[str, Any]]] = _no_object
+        """The fields set, as (name, CEL value): how a message prints (`pkg.Msg{name: "a"}`)."""
 
 
 def _no_object(*_: Any) -> Any:

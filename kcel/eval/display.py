@@ -8,7 +8,7 @@ from typing import Any
 from kcel.errors import CelError
 from kcel.eval.runtime import type_name
 from kcel.parser.unparser import const_text
-from kcel.values import Optional, TypeValue, Uint
+from kcel.values import OBJECTS, ListView, Optional, TypeValue, Uint
 
 # Kubernetes library values print as the call that makes them: `quantity("1Gi")`.
 _CONSTRUCTORS = {
@@ -43,7 +43,7 @@ def _text(value: Any) -> str:
         return f"error: {value}"
     if value is None or isinstance(value, (bool, int, float, str, bytes, Uint)):
         return const_text(value)
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, ListView)):
         return "[" + ", ".join(_text(v) for v in value) + "]"
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{_text(k)}: {_text(v)}" for k, v in value.items()) + "}"
@@ -51,6 +51,9 @@ def _text(value: Any) -> str:
         return f"optional.of({_text(value.value)})" if value.has_value() else "optional.none()"
     if isinstance(value, TypeValue):
         return value.name
+    if isinstance(value, OBJECTS.classes):  # a protobuf message, as its literal
+        fields = ", ".join(f"{name}: {_text(v)}" for name, v in OBJECTS.fields(value))
+        return f"{type_name(value)}{{{fields}}}"
     constructor = _CONSTRUCTORS.get(type_name(value))
     if constructor is not None:
         return f"{constructor}({const_text(str(value))})"

@@ -38,9 +38,19 @@ def _is_zero(obj: Any) -> bool:
     return not obj.ListFields()
 
 
+def _fields(obj: Any) -> list[tuple[str, Any]]:
+    """The fields set, by name (an extension by its full name, escaped as CEL writes it), as CEL values."""
+    found = []
+    for field, _ in obj.ListFields():
+        name = f"`{field.full_name}`" if field.is_extension else field.name
+        found.append((name, _read(obj, field.full_name if field.is_extension else field.name)))
+    return found
+
+
 OBJECTS.classes = (Message,)
 OBJECTS.read = _read
 OBJECTS.test = _test
 OBJECTS.type_name = _type_name
 OBJECTS.equals = messages_equal
 OBJECTS.is_zero = _is_zero
+OBJECTS.fields = _fields

@@ -14,6 +14,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from kcel.errors import EvalError
+from kcel.eval.runtime import type_name
 from kcel.temporal import Duration, Timestamp
 from kcel.values import ListView, Uint
 
@@ -202,14 +203,8 @@ _SCALAR_NAMES = {
 }  # fmt: skip
 
 
-def cel_type_name(value: Any) -> str:
-    from kcel.eval.runtime import type_name
-
-    return type_name(value)
-
-
 def _mismatch(value: Any, target: str) -> ConversionError:
-    return ConversionError(f"unsupported type conversion from '{cel_type_name(value)}' to {target}")
+    return ConversionError(f"unsupported type conversion from '{type_name(value)}' to {target}")
 
 
 def scalar_to_proto(field: FieldDescriptor, value: Any) -> Any:
@@ -274,7 +269,7 @@ def to_struct(value: Any, target: Message) -> None:
     fields = target.fields
     for key, item in value.items():
         if key.__class__ is not str:
-            raise ConversionError(f"bad key type: {cel_type_name(key)}")
+            raise ConversionError(f"bad key type: {type_name(key)}")
         to_json_value(item, fields[key])
 
 

@@ -35,7 +35,8 @@ WELL_KNOWN_MODULES = (any_pb2, duration_pb2, empty_pb2, field_mask_pb2, struct_p
 
 MessageSource = Any
 """What `Env(messages=...)` takes: a generated message class, a generated `_pb2` module, a `FileDescriptor`, a
-`FileDescriptorSet` (as a message, serialized bytes, protobuf JSON as a dict, or a path to a `.json`/`.pb` file)."""
+`FileDescriptorSet` (as a message, serialized bytes, protobuf JSON as a dict, or a path to a `.json`/`.pb` file),
+or another `Messages` registry."""
 
 
 class Messages:
@@ -49,10 +50,13 @@ class Messages:
         self._classes: dict[Descriptor, type[Message]] = {}
         self._files: set[str] = set()
         self._pools: list[Any] = []
+        self.files: list[FileDescriptor] = []
+        """The files the sources gave (without the well-known ones every registry has)."""
         for module in WELL_KNOWN_MODULES:
             self._add_file(module.DESCRIPTOR)
         for source in sources:
-            for file in _files(source):
+            for file in source.files if isinstance(source, Messages) else _files(source):
+                self.files.append(file)
                 self._add_file(file)
 
     def message_class(self, descriptor: Descriptor) -> type[Message]:

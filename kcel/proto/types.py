@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 from kcel.checker.decls import FieldAccess
 from kcel.checker.types import BOOL, BYTES, DOUBLE, INT, STRING, UINT, WELL_KNOWN_TYPES, CelType, list_of, map_of
 from kcel.errors import EvalError
+from kcel.eval.runtime import type_name
 from kcel.proto import convert
 from kcel.proto.convert import ConversionError, is_map, is_repeated
 from kcel.values import NONE, Optional
@@ -258,7 +259,7 @@ class _Field:
 
     def _unsupported(self, value: Any) -> EvalError:
         owner = self.descriptor.containing_type.full_name
-        return EvalError(f"unsupported field type for {owner}.{self.name}: {convert.cel_type_name(value)}")
+        return EvalError(f"unsupported field type for {owner}.{self.name}: {type_name(value)}")
 
     def _set(self, message: Message, value: Any) -> None:
         field = self.descriptor
@@ -311,7 +312,7 @@ class _Field:
             return None
         if not isinstance(value, Message) or value.DESCRIPTOR.full_name != descriptor.full_name:
             raise ConversionError(
-                f"unsupported type conversion from '{convert.cel_type_name(value)}' to {descriptor.full_name}"
+                f"unsupported type conversion from '{type_name(value)}' to {descriptor.full_name}"
             )
         if value.DESCRIPTOR is descriptor:
             return value

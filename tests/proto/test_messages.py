@@ -279,3 +279,42 @@ def test_a_set_the_default_pool_holds_is_read_with_its_classes() -> None:
 
     assert message_type(Node.DESCRIPTOR).message_class is Node
     assert env.struct_type("acme.v2.Node").message_class is Node  # type: ignore[union-attr]
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_readme_shows_what_kcel_eval_prints_for_messages(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+    import shlex
+
+    from kcel.cli import main
+
+    runs = re.findall(r"```\n(\$ kcel eval --messages [^\n]*)\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert runs
+    monkeypatch.chdir(README.parent)
+    for line, output in runs:
+        assert main(shlex.split(line.removeprefix("$ kcel "))) == 0
+        assert capsys.readouterr().out == output
+
+
+def test_kcel_eval_messages_errors_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kcel.cli import main
+
+    descriptors = tmp_path / "pod.pb"
+    descriptors.write_bytes(SCHEMA.SerializeToString())
+    base = ["eval", "--messages", str(descriptors), "--decl", "pod:acme.v1.Pod"]
+    assert main([*base, "--var", 'pod={"name": "a", "uid": "9"}', "-o", "json", "pod"]) == 0
+    assert '"value": {"name": "a", "uid": "9"}, "type": "acme.v1.Pod"' in capsys.readouterr().out
+    assert main([*base, "--var", 'pod={"nam": "a"}', "pod"]) == 2
+    assert 'pod: not a acme.v1.Pod in protobuf\'s JSON: Message type "acme.v1.Pod" has no field named "nam"' in (
+        capsys.readouterr().err
+    )
+    bad = tmp_path / "bad.pb"
+    bad.write_bytes(b"\xff\xff")
+    assert main(["eval", "--messages", str(bad), "1"]) == 2
+    assert "--messages: not a FileDescriptorSet" in capsys.readouterr().err
+    assert main(["eval", "--messages", str(tmp_path / "missing.pb"), "1"]) == 2
+    assert "--messages: No such file or directory" in capsys.readouterr().err
