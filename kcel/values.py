@@ -70,17 +70,52 @@ class TypedList(list[Any]):
         raise NotImplementedError
 
 
-class ListView(Sequence[Any]):
+LIST_VIEWS: set[type] = set()
+"""The ListView classes: what the runtime tests a list-like operand's class against (a set lookup, no isinstance)."""
+
+
+class ListView:
     """A CEL list read in place from storage that is not a Python list (a protobuf repeated field): indexing, `size`
-    and iteration reach the storage directly, so reading the field costs nothing in proportion to its length."""
+    and iteration reach the storage directly, so reading the field costs nothing in proportion to its length.
+
+    A plain class registered as a `Sequence` (not derived from one): `isinstance(x, ListView)`, which the runtime
+    asks of every list-like operand, stays a fast check instead of an ABC's."""
 
     __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        LIST_VIEWS.add(cls)
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def __getitem__(self, index: Any) -> Any:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def __contains__(self, item: Any) -> bool:
+        return any(item == x for x in self)
+
+    def __reversed__(self) -> Iterator[Any]:
+        return iter(list(self)[::-1])
+
+    def index(self, item: Any) -> int:
+        return list(self).index(item)
+
+    def count(self, item: Any) -> int:
+        return list(self).count(item)
 
     def __add__(self, other: Any) -> list[Any]:
         return [*self, *other]
 
     def __radd__(self, other: Any) -> list[Any]:
         return [*other, *self]
+
+
+Sequence.register(ListView)
 
 
 # CEL keeps map keys of different types apart (cel-go stores entries by typed value): `true`, `1`, `1u` and

@@ -28,6 +28,7 @@ from kcel.eval.inputs import (  # noqa: F401 (EXPORTED, and what callers import 
 from kcel.values import (
     INT64_MAX,
     INT64_MIN,
+    LIST_VIEWS,
     NONE,
     OBJECTS,
     UINT64_MAX,
@@ -180,7 +181,7 @@ def _is_map(v: Any) -> bool:
 
 
 def _is_list(v: Any) -> bool:
-    return type(v) is list or type(v) is tuple or isinstance(v, (TypedList, ListView))
+    return type(v) is list or type(v) is tuple or isinstance(v, TypedList) or type(v) in LIST_VIEWS
 
 
 def add(a: Any, b: Any) -> Any:
@@ -476,7 +477,7 @@ def size(value: Any) -> int:
 
 def iterate(value: Any) -> Any:
     """What a one-variable comprehension ranges over: list elements or map keys."""
-    if _is_list(value) or isinstance(value, Mapping):
+    if type(value) is dict or _is_list(value) or isinstance(value, Mapping):
         return value
     raise EvalError(f"got '{go_type(value)}', expected iterable type")  # cel-go evalFold
 
