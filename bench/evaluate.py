@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from eval_workload import SIZES, WORKLOAD, Activation, Rule, comprehension_rules
-from harness import Timing, arguments, measure, write_json
+from harness import Timing, arguments, calibrate, loop, measure, write_json
 
 import kcel
 
@@ -171,29 +171,6 @@ def gate(rule: Rule, engines: Sequence[Engine]) -> tuple[dict[str, Outcome], dic
 
 
 # --- timing --------------------------------------------------------------------------------------------------------
-
-
-def loop(call: Call, activation: Activation, loops: int) -> Callable[[], None]:
-    """One sample: `loops` calls in a plain for loop (a few tens of ns each on top of the call, for every engine)."""
-    rounds = range(loops)
-
-    def run() -> None:
-        for _ in rounds:
-            call(activation)
-
-    return run
-
-
-def calibrate(call: Call, activation: Activation, target_ns: int) -> int:
-    """How many calls make one sample last about `target_ns` (timeit's autorange, then scaled)."""
-    loops = 1
-    while True:
-        start = time.perf_counter_ns()
-        loop(call, activation, loops)()
-        elapsed = time.perf_counter_ns() - start
-        if elapsed >= target_ns // 5 or loops >= 1_000_000:
-            return max(1, round(loops * target_ns / max(elapsed, 1)))
-        loops *= 10 if elapsed < target_ns // 50 else 2
 
 
 class Cell(NamedTuple):

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 
@@ -92,3 +93,29 @@ def write_json(path: Path, benchmark: str, timings: Sequence[Timing], **meta: ob
         ],
     }
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+# --- per-call timing: samples of many calls each ------------------------------------------------------------------
+
+
+def loop(call: Callable[[Any], object], activation: Any, loops: int) -> Callable[[], None]:
+    """One sample: `loops` calls in a plain for loop (a few tens of ns each on top of the call, for every engine)."""
+    rounds = range(loops)
+
+    def run() -> None:
+        for _ in rounds:
+            call(activation)
+
+    return run
+
+
+def calibrate(call: Callable[[Any], object], activation: Any, target_ns: int) -> int:
+    """How many calls make one sample last about `target_ns` (timeit's autorange, then scaled)."""
+    loops = 1
+    while True:
+        start = time.perf_counter_ns()
+        loop(call, activation, loops)()
+        elapsed = time.perf_counter_ns() - start
+        if elapsed >= target_ns // 5 or loops >= 1_000_000:
+            return max(1, round(loops * target_ns / max(elapsed, 1)))
+        loops *= 10 if elapsed < target_ns // 50 else 2

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from harness import Timing, arguments, measure, write_json
+from harness import Timing, arguments, calibrate, loop, measure, write_json
 
 DESCRIPTORS = Path(__file__).resolve().parents[2] / "shared/conformance/cel-spec/proto/messages.descriptors.json"
 MESSAGE = "cel.expr.conformance.proto3.TestAllTypes"
@@ -162,30 +161,6 @@ def first_call(compile_expr: Callable[[str], Call], case: Case, activation: Acti
     return call, call(activation)
 
 
-def calibrate(call: Call, activation: Activation, target_ns: int) -> int:
-    """How many calls make one sample last about `target_ns`."""
-    loops = 1
-    while True:
-        start = time.perf_counter_ns()
-        for _ in range(loops):
-            call(activation)
-        elapsed = time.perf_counter_ns() - start
-        if elapsed >= target_ns // 5:
-            return max(1, round(loops * target_ns / elapsed))
-        loops *= 10 if elapsed < target_ns // 50 else 2
-
-
-def sample(call: Call, activation: Activation, loops: int) -> Callable[[], None]:
-    """One timed sample: `loops` calls in a plain for loop (the loop's few tens of ns are the same for every engine)."""
-    rounds = range(loops)
-
-    def run() -> None:
-        for _ in rounds:
-            call(activation)
-
-    return run
-
-
 class Cell(NamedTuple):
     timing: Timing  # raw samples, each of `loops` calls
     loops: int
@@ -228,7 +203,7 @@ def plan(
                 if tagged(value) != tagged(expected):
                     raise AssertionError(f"{name} on {case.expr!r} returned {value!r}, kcel {expected!r}")
             loops = calibrate(call, activation, target_ns)
-            cases[case.id, name] = sample(call, activation, loops)
+            cases[case.id, name] = loop(call, activation, loops)
             planned[case.id, name] = (loops, value)
     return cases, planned, na
 
