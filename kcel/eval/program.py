@@ -107,12 +107,13 @@ class Program:
             raise _too_deep() from None
         except (
             TypeError,
+            AttributeError,
             OperandTypeError,
             UnboundVariable,
         ):  # cel-go's words depend on the operand: ask the exact plan
             try:
                 return self._exact_function(False)(activation or _EMPTY, None)
-            except (KeyError, TypeError, OperandTypeError) as err:
+            except (KeyError, TypeError, AttributeError, OperandTypeError) as err:
                 raise _final_error(err) from None
             except RecursionError:
                 raise _too_deep() from None
@@ -125,10 +126,10 @@ class Program:
         try:
             try:
                 value = self._metered_function().function(activation or _EMPTY, meter)
-            except (TypeError, OperandTypeError, UnboundVariable):  # as in `evaluate`
+            except (TypeError, AttributeError, OperandTypeError, UnboundVariable):  # as in `evaluate`
                 meter = Meter(meter.limit)
                 value = self._exact_function(True)(activation or _EMPTY, meter)
-        except (KeyError, TypeError, OperandTypeError, RecursionError) as err:
+        except (KeyError, TypeError, AttributeError, OperandTypeError, RecursionError) as err:
             error = _too_deep() if isinstance(err, RecursionError) else _final_error(err)
             error.cost = meter.cost
             raise error from None

@@ -40,9 +40,10 @@ from kcel.values import (
     Uint,
 )
 
-# Exceptions that stand for a CEL error value inside generated code: EvalError from helpers,
-# and the KeyError/TypeError that an inlined `obj["field"]` raises.
-CEL_ERRORS = (EvalError, KeyError, TypeError)
+# Exceptions that stand for a CEL error value inside generated code: EvalError from helpers, the KeyError/TypeError
+# that an inlined `obj["field"]` raises, and the AttributeError of a library function given a value of another type
+# than its declared one (a variable declared `string` bound to an int: cel-go finds no such overload at run time).
+CEL_ERRORS = (EvalError, KeyError, TypeError, AttributeError)
 
 
 class OperandTypeError(EvalError):

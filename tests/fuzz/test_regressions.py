@@ -141,3 +141,17 @@ def test_bind_to_a_name_is_read_only_when_used() -> None:
 def test_times_out_of_range_are_an_evaluation_error(declared: str, value: Any, message: str) -> None:
     error = same("d", {"d": value}, d=declared)
     assert error[0] is EvalError and error[1].startswith(message)
+
+
+# A variable declared with a type but bound to a value of another (a `string` bound to an int) reached library
+# functions that use the value's methods: AttributeError escaped evaluate, evaluate_with_cost and explain. cel-go
+# finds no overload for such a value at run time; kcel now says so, and `||` absorbs it like any error.
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [("s.matches('a')", 3), ("s.format([1])", 1), ("s.lowerAscii()", {}), ("s.trim()", []), ("quantity(s)", 1),
+     ("url(s)", 1), ("cidr(s)", 1), ("s.indexOf('a')", 1.5), ("strings.quote(s)", {"a": 1})],
+)  # fmt: skip
+def test_a_value_of_another_type_than_declared_is_no_such_overload(expr: str, value: Any) -> None:
+    error = same(expr, {"s": value}, s="string")
+    assert error[0] is EvalError and error[1] == "no such overload"
+    assert same(f"true || dyn({expr}) == ''", {"s": value}, s="string") is True
