@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.message import Message
+try:
+    from google.protobuf.message import Message
+except ImportError as err:  # the extra is missing
+    raise ImportError("protobuf messages need the protobuf package: pip install 'kcel[protobuf]'") from err
 
 from kcel.errors import EvalError
 from kcel.proto.equality import messages_equal

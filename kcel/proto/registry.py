@@ -1,7 +1,8 @@
 """The protobuf message types an environment knows (cel-go's `pb.Db`): descriptors by full name, their classes,
 extensions and enum values, gathered from generated classes, modules or `FileDescriptorSet`s.
 
-Needs the `protobuf` package (`pip install 'kcel[protobuf]'`); nothing else in kcel imports it.
+Needs the `protobuf` package (`pip install 'kcel[protobuf]'`; kcel.proto says so when it is missing); nothing
+outside kcel.proto imports it.
 """
 
 from __future__ import annotations
@@ -11,24 +12,23 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-try:
-    from google.protobuf import (
-        any_pb2,
-        descriptor_pb2,
-        descriptor_pool,
-        duration_pb2,
-        empty_pb2,
-        field_mask_pb2,
-        json_format,
-        message_factory,
-        struct_pb2,
-        timestamp_pb2,
-        wrappers_pb2,
-    )
-    from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, FileDescriptor
-    from google.protobuf.message import Message
-except ImportError as err:  # pragma: no cover - the extra is missing
-    raise ImportError("protobuf messages need the protobuf package: pip install 'kcel[protobuf]'") from err
+from google.protobuf import (
+    any_pb2,
+    descriptor_pb2,
+    descriptor_pool,
+    duration_pb2,
+    empty_pb2,
+    field_mask_pb2,
+    json_format,
+    message_factory,
+    struct_pb2,
+    timestamp_pb2,
+    wrappers_pb2,
+)
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, FileDescriptor
+from google.protobuf.message import Message
+
+from kcel.proto.convert import is_repeated
 
 WELL_KNOWN_MODULES = (any_pb2, duration_pb2, empty_pb2, field_mask_pb2, struct_pb2, timestamp_pb2, wrappers_pb2)
 """The well-known types cel-go registers in every environment (pb.DefaultDb)."""
@@ -89,7 +89,19 @@ class Messages:
             except KeyError:
                 continue
         message = self.message_class(descriptor)()
-        json_format.ParseDict(value, message, descriptor_pool=descriptor.file.pool)
+        pool = descriptor.file.pool
+        repeated = {}  # protobuf before 7 cannot parse a repeated extension of messages from JSON: set it here
+        if isinstance(value, dict):
+            for key in [k for k in value if k.startswith("[") and k.endswith("]")]:
+                extension = self.extensions.get(key[1:-1])
+                if extension is not None and extension.message_type is not None and is_repeated(extension):
+                    repeated[extension] = value[key]
+            taken = {f"[{extension.full_name}]" for extension in repeated}
+            value = {k: v for k, v in value.items() if k not in taken}
+        json_format.ParseDict(value, message, descriptor_pool=pool)
+        for extension, items in repeated.items():
+            for item in items:
+                json_format.ParseDict(item, message.Extensions[extension].add(), descriptor_pool=pool)
         return message
 
     def _add_file(self, file: FileDescriptor) -> None:
