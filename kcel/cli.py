@@ -183,6 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "examples:\n  kcel repl\n  kcel repl --k8s-version 1.34\n\nType %help inside.\n")  # fmt: skip
     add_version_option(repl)
     repl.add_argument("--history", metavar="FILE", help="history file (default ~/.kcel_history)")
+    repl.add_argument("--messages", action="append", default=[], metavar="FILE",
+                      help="protobuf message types from a FileDescriptorSet, as for kcel eval")  # fmt: skip
     return parser
 
 
@@ -239,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "repl":
             from kcel.repl import run
 
-            return run(k8s_version=args.k8s_version, history=args.history, kcel_version=package_version())
+            messages = _message_library(args.messages) if args.messages else None
+            return run(args.k8s_version, args.history, package_version(), messages)
         return _evaluate(args)
     except CompileError as err:
         print(err, file=sys.stderr)
@@ -313,6 +316,12 @@ def _messages(paths: list[str]) -> Any:
         raise _UsageError(f"--messages: {err.strerror}: {err.filename}") from None
     except Exception as err:  # not a descriptor set: protobuf's DecodeError, ParseError, TypeError...
         raise _UsageError(f"--messages: not a FileDescriptorSet: {err}") from None
+
+
+def _message_library(paths: list[str]) -> Any:
+    from kcel.proto.library import protobuf_library
+
+    return protobuf_library(_messages(paths))
 
 
 def _message_values(registry: Any, variables: dict[str, Any], declared: dict[str, str]) -> dict[str, Any]:

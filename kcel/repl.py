@@ -101,8 +101,9 @@ class _Command:
 class Session:
     """The REPL without a terminal: `handle(line)` returns what to print."""
 
-    def __init__(self, k8s_version: str | None = None) -> None:
+    def __init__(self, k8s_version: str | None = None, messages: Library | None = None) -> None:
         self.initial_version = k8s_version or NEWEST
+        self.messages = messages  # protobuf message types (`kcel repl --messages`), in every environment
         self.state = State(k8s_version=self.initial_version)
         self._env: Env | None = None
         self._values: dict[str, Any] = {}
@@ -203,12 +204,14 @@ class Session:
         if self.state.environment is not None:
             from kcel.k8s.surfaces.environments import environment
 
-            return environment(self.state.environment, self.state.k8s_version)
-        if self.state.schema is not None:
+            base = environment(self.state.environment, self.state.k8s_version)
+        elif self.state.schema is not None:
             from kcel.k8s.rules.validation import RuleEnvironments
 
-            return RuleEnvironments(self.state.k8s_version).base
-        return Env(k8s_version=self.state.k8s_version)
+            base = RuleEnvironments(self.state.k8s_version).base
+        else:
+            base = Env(k8s_version=self.state.k8s_version)
+        return base if self.messages is None else base.extend({}, [self.messages])
 
     def _overloads(
         self, base: Env, variables: Mapping[str, str | CelType], values: Mapping[str, Any]
@@ -653,9 +656,11 @@ COMMANDS: dict[str, _Command] = {
 # -- the terminal --------------------------------------------------------------------------------
 
 
-def run(k8s_version: str | None = None, history: str | None = None, kcel_version: str = "") -> int:
+def run(
+    k8s_version: str | None = None, history: str | None = None, kcel_version: str = "", messages: Library | None = None
+) -> int:
     """The interactive loop; returns the exit status (0 after Ctrl-D or %exit). `kcel_version` is for the banner."""
-    session = Session(k8s_version)
+    session = Session(k8s_version, messages)
     if not sys.stdin.isatty():
         return _run_plain(session)
     from prompt_toolkit import PromptSession

@@ -318,3 +318,19 @@ def test_kcel_eval_messages_errors_name_the_problem(tmp_path: Path, capsys: pyte
     assert "--messages: not a FileDescriptorSet" in capsys.readouterr().err
     assert main(["eval", "--messages", str(tmp_path / "missing.pb"), "1"]) == 2
     assert "--messages: No such file or directory" in capsys.readouterr().err
+
+
+def test_the_repl_knows_message_types() -> None:
+    from kcel.proto.library import protobuf_library
+    from kcel.repl import Session
+
+    session = Session(messages=protobuf_library([SCHEMA]))
+    assert session.handle("%let p = acme.v1.Pod{name: 'web', tags: ['x']}") == (
+        'p = acme.v1.Pod{name: "web", tags: ["x"]} : acme.v1.Pod'
+    )
+    assert session.handle("p.tags[0] + p.name") == '"xweb" : string'
+    assert session.handle("%declare q: acme.v1.Pod")  # declared with the message type: checked, no value yet
+    assert session.handle("has(q.main)").startswith("error: no value for q")
+    session.handle("%option --env webhook-match")  # every environment has them
+    assert session.handle("acme.v1.Phase.FAILED") == "2 : int"
+    assert "undefined field 'nope'" in session.handle("acme.v1.Pod{}.nope")
