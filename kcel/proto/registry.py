@@ -45,9 +45,7 @@ class Messages:
     def __init__(self, sources: Iterable[MessageSource] = ()) -> None:
         self.descriptors: dict[str, Descriptor] = {}
         self.extensions: dict[str, FieldDescriptor] = {}
-        self.enums: dict[str, EnumDescriptor] = {}
         self.enum_values: dict[str, int] = {}
-        self._classes: dict[Descriptor, type[Message]] = {}
         self._files: set[str] = set()
         self._pools: list[Any] = []
         self.files: list[FileDescriptor] = []
@@ -60,10 +58,7 @@ class Messages:
                 self._add_file(file)
 
     def message_class(self, descriptor: Descriptor) -> type[Message]:
-        found = self._classes.get(descriptor)
-        if found is None:
-            found = self._classes[descriptor] = message_factory.GetMessageClass(descriptor)
-        return found
+        return message_factory.GetMessageClass(descriptor)  # type: ignore[no-any-return]  # protobuf caches it
 
     def classes_named(self, name: str) -> list[type[Message]]:
         """The message classes of one full name in every pool the sources came from (and protobuf's default)."""
@@ -129,7 +124,6 @@ class Messages:
             self.extensions[extension.full_name] = extension
 
     def _add_enum(self, enum: EnumDescriptor) -> None:
-        self.enums[enum.full_name] = enum
         for value in enum.values:  # cel-go declares `pkg.Msg.Enum.VALUE` (not the C++-scoped `pkg.Msg.VALUE`)
             self.enum_values[f"{enum.full_name}.{value.name}"] = value.number
 
