@@ -21,7 +21,7 @@ from kcel.values import OBJECTS
 def _field(obj: Any, field: str) -> Any:
     found = message_type(obj.DESCRIPTOR).field(field)
     if found is None:
-        raise EvalError(f"no such field: {field}")
+        raise EvalError(f"no such field '{field}'")  # cel-go protoObj.Get/IsSet (a literal's says `no such field: f`)
     return found
 
 

@@ -203,8 +203,24 @@ _SCALAR_NAMES = {
 }  # fmt: skip
 
 
-def _mismatch(value: Any, target: str) -> ConversionError:
-    return ConversionError(f"unsupported type conversion from '{type_name(value)}' to {target}")
+# How each CEL type's ConvertToNative words a refusal (cel-go common/types/<type>.go), the target being Go's name of
+# the field's type (`int32`, `[]uint8`, `*wrapperspb.Int64Value`).
+_REFUSALS = {
+    "bool": "type conversion error from bool to '{}'", "bytes": "type conversion error from Bytes to '{}'",
+    "double": "type conversion error from Double to '{}'", "int": "unsupported type conversion from 'int' to {}",
+    "string": "unsupported native conversion from string to '{}'",
+    "uint": "unsupported type conversion from 'uint' to {}",
+    "null_type": "type conversion error from 'null_type' to '{}'", "list": "type conversion error from list to '{}'",
+    "map": "type conversion error from map to '{}'",
+    "google.protobuf.Timestamp": "type conversion error from 'Timestamp' to '{}'",
+    "google.protobuf.Duration": "type conversion error from 'Duration' to '{}'",
+}  # fmt: skip
+
+
+def mismatch(value: Any, target: str) -> ConversionError:
+    name = type_name(value)
+    refusal = _REFUSALS.get(name, f"type conversion error from '*{name}' to '{{}}'")  # a message (Go: its pointer)
+    return ConversionError(refusal.format(target))
 
 
 def scalar_to_proto(field: FieldDescriptor, value: Any) -> Any:
@@ -215,19 +231,19 @@ def scalar_to_proto(field: FieldDescriptor, value: Any) -> Any:
         if cls is not int:
             if field.type == FieldDescriptor.TYPE_ENUM and field.enum_type.full_name == NULL_VALUE and value is None:
                 return 0
-            raise _mismatch(value, kind)
+            raise mismatch(value, kind)
         if kind == "int32" and not INT32_MIN <= value <= INT32_MAX:
             raise ConversionError("integer overflow")
         return value
     if kind in ("uint32", "uint64"):
         if cls is not Uint:
-            raise _mismatch(value, kind)
+            raise mismatch(value, kind)
         if kind == "uint32" and value > UINT32_MAX:
             raise ConversionError("unsigned integer overflow")
         return int(value)
     expected = {"float64": float, "float32": float, "bool": bool, "string": str, "[]uint8": bytes}[kind]
     if cls is not expected:
-        raise _mismatch(value, kind)
+        raise mismatch(value, kind)
     return value
 
 
@@ -260,12 +276,12 @@ def to_json_value(value: Any, target: Message) -> None:
     elif isinstance(value, Message):
         json_format.ParseDict(json_format.MessageToDict(value), target)
     else:
-        raise _mismatch(value, "*structpb.Value")
+        raise mismatch(value, "*structpb.Value")
 
 
 def to_struct(value: Any, target: Message) -> None:
     if not isinstance(value, Mapping):
-        raise _mismatch(value, "*structpb.Struct")
+        raise mismatch(value, "*structpb.Struct")
     fields = target.fields
     for key, item in value.items():
         if key.__class__ is not str:
@@ -275,7 +291,7 @@ def to_struct(value: Any, target: Message) -> None:
 
 def to_list_value(value: Any, target: Message) -> None:
     if not isinstance(value, (list, tuple)):
-        raise _mismatch(value, "*structpb.ListValue")
+        raise mismatch(value, "*structpb.ListValue")
     values = target.values
     for item in value:
         to_json_value(item, values.add())
@@ -293,7 +309,7 @@ def well_known_to_proto(name: str, value: Any, target: Message, new: Callable[[s
         kind = WRAPPERS[name]
         wanted: type = {"bool": bool, "bytes": bytes, "double": float, "int": int, "uint": Uint, "string": str}[kind]
         if value.__class__ is not wanted:
-            raise _mismatch(value, "*wrapperspb." + name.rsplit(".", 1)[1])
+            raise mismatch(value, "*wrapperspb." + name.rsplit(".", 1)[1])
         number: Any = value
         if name == "google.protobuf.Int32Value" and not INT32_MIN <= number <= INT32_MAX:
             raise ConversionError("integer overflow")
@@ -306,7 +322,8 @@ def well_known_to_proto(name: str, value: Any, target: Message, new: Callable[[s
             return False
         expected = Timestamp if name.endswith("Timestamp") else Duration
         if value.__class__ is not expected:
-            raise _mismatch(value, "*" + name.rsplit(".", 1)[1].lower() + "pb." + name.rsplit(".", 1)[1])
+            short = name.rsplit(".", 1)[1]
+            raise mismatch(value, f"*{short.lower()}pb.{short}")
         seconds, nanos = divmod(value.nanos, NANOS)
         if name.endswith("Duration") and seconds < 0 and nanos:  # a Duration's nanos take the seconds' sign
             seconds, nanos = seconds + 1, nanos - NANOS
@@ -327,7 +344,7 @@ def well_known_to_proto(name: str, value: Any, target: Message, new: Callable[[s
     if value is None:
         return False
     if not isinstance(value, Message) or value.DESCRIPTOR.full_name != name:
-        raise _mismatch(value, name)
+        raise mismatch(value, "*" + name)
     target.CopyFrom(value)
     return True
 
@@ -348,7 +365,7 @@ def to_packable(value: Any, new: Callable[[str], Message]) -> Message:
     elif value is None:
         name = "google.protobuf.Value"
     else:
-        raise _mismatch(value, "*anypb.Any")
+        raise mismatch(value, "*anypb.Any")
     message = new(name)
     well_known_to_proto(name, value, message, new)
     return message

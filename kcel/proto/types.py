@@ -311,7 +311,7 @@ class _Field:
         if value is None:
             return None
         if not isinstance(value, Message) or value.DESCRIPTOR.full_name != descriptor.full_name:
-            raise ConversionError(f"unsupported type conversion from '{type_name(value)}' to {descriptor.full_name}")
+            raise convert.mismatch(value, "*" + descriptor.full_name)
         if value.DESCRIPTOR is descriptor:
             return value
         target.ParseFromString(value.SerializeToString())

@@ -74,7 +74,7 @@ def _pod_class() -> Any:
 
 
 Pod = _pod_class()  # what generated code (`pod_pb2.Pod`) gives a user
-ENV = kcel.Env(variables={"pod": "acme.v1.Pod", "x": "dyn"}, container="acme.v1", messages=[Pod])
+ENV = kcel.Env(variables={"pod": "acme.v1.Pod", "x": "dyn", "y": "dyn"}, container="acme.v1", messages=[Pod])
 
 
 def _pod() -> Any:
@@ -180,10 +180,24 @@ def test_literals_equality_and_types() -> None:
             "field type conversion error for acme.v1.Pod.replicas value type: integer overflow",
         ),
         ("Pod{ports: [5000000000u]}", "unsigned integer overflow"),
-        ("Pod{name: x}", "field type conversion error for acme.v1.Pod.name value type: unsupported type conversion"),
+        (
+            "Pod{name: x}",
+            "conversion error for acme.v1.Pod.name value type: unsupported type conversion from 'int' to string",
+        ),
         ("Pod{tags: x}", "unsupported field type for acme.v1.Pod.tags: int"),
-        ("dyn(pod).nope", "no such field: nope"),
-        ("has(dyn(pod).nope)", "no such field: nope"),
+        ("dyn(pod).nope", "no such field 'nope'"),
+        ("has(dyn(pod).nope)", "no such field 'nope'"),
+        (
+            "Pod{replicas: y}",
+            "field type conversion error for acme.v1.Pod.replicas value type: unsupported native "
+            "conversion from string to 'int32'",
+        ),
+        (
+            "Pod{budget: y}",
+            "type conversion error for acme.v1.Pod.budget value type: unsupported native conversion "
+            "from string to '*wrapperspb.Int64Value'",
+        ),
+        ("Pod{main: dyn(Pod{})}", "type conversion error from '*acme.v1.Pod' to '*acme.v1.Container'"),
         (
             "Pod{extra: Container{}}.extra.image == '' && Pod{}.extra == null",
             "conversion error: invalid empty type URL",
@@ -192,7 +206,7 @@ def test_literals_equality_and_types() -> None:
 )
 def test_errors_are_cel_errors_with_cel_gos_texts(expr: str, message: str) -> None:
     with pytest.raises(kcel.EvalError) as caught:
-        ENV.compile(expr).evaluate({"pod": _pod(), "x": 1})
+        ENV.compile(expr).evaluate({"pod": _pod(), "x": 1, "y": "s"})
     assert message in str(caught.value)
 
 
