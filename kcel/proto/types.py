@@ -7,6 +7,7 @@ attribute access plus the conversion its kind needs (unsigned ints become `uint`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import cached_property
 from typing import Any
@@ -228,7 +229,7 @@ class _Field:
             return bool(message.HasField(self.name))
         value = getattr(message, self.name)
         if value.__class__ is float:
-            return value != 0 or str(value) == "-0.0"  # protobuf's presence tests the bits: -0.0 is set
+            return value != 0 or math.copysign(1.0, value) < 0  # protobuf tests the bits: -0.0 is set
         return bool(value)
 
     def read_optional(self, message: Any) -> Any:
