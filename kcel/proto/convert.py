@@ -19,6 +19,8 @@ from kcel.temporal import Duration, Timestamp
 from kcel.values import ListView, Uint
 
 NANOS = 1_000_000_000
+LISTS = (list, tuple, ListView)
+"""What a CEL list is at run time: a list (a tuple from a caller), or a view of a repeated field."""
 INT32_MIN, INT32_MAX, UINT32_MAX = -(2**31), 2**31 - 1, 2**32 - 1
 JSON_SAFE = 2**53 - 1  # cel-go isJSONSafe: integers a double holds exactly become JSON numbers
 
@@ -80,13 +82,18 @@ def json_value_to_cel(value: Message) -> Any:
 
 def element_reader(field: FieldDescriptor, unpack: UnpackAny) -> Convert | None:
     """How one stored element of the field becomes a CEL value (None: it already is one)."""
-    if field.type == FieldDescriptor.TYPE_MESSAGE or field.type == FieldDescriptor.TYPE_GROUP:
+    if is_message(field):
         if field.message_type.full_name.startswith("google.protobuf."):
             return lambda message: message_to_cel(message, unpack)
         return None
     if field.type in UNSIGNED:
         return Uint
     return None
+
+
+def is_message(field: FieldDescriptor) -> bool:
+    """A field holding a message: of message type, or a proto2 group."""
+    return bool(field.type == FieldDescriptor.TYPE_MESSAGE or field.type == FieldDescriptor.TYPE_GROUP)
 
 
 def is_map(field: FieldDescriptor) -> bool:
@@ -270,7 +277,7 @@ def to_json_value(value: Any, target: Message) -> None:
     elif isinstance(value, Mapping):
         target.struct_value.SetInParent()  # set, even when empty
         to_struct(value, target.struct_value)
-    elif isinstance(value, (list, tuple)):
+    elif isinstance(value, LISTS):
         target.list_value.SetInParent()
         to_list_value(value, target.list_value)
     elif isinstance(value, Message):
@@ -290,7 +297,7 @@ def to_struct(value: Any, target: Message) -> None:
 
 
 def to_list_value(value: Any, target: Message) -> None:
-    if not isinstance(value, (list, tuple)):
+    if not isinstance(value, LISTS):
         raise mismatch(value, "*structpb.ListValue")
     values = target.values
     for item in value:
@@ -360,7 +367,7 @@ def to_packable(value: Any, new: Callable[[str], Message]) -> Message:
         name = value.cel_type_name
     elif isinstance(value, Mapping):
         name = "google.protobuf.Struct"
-    elif isinstance(value, (list, tuple)):
+    elif isinstance(value, LISTS):
         name = "google.protobuf.ListValue"
     elif value is None:
         name = "google.protobuf.Value"

@@ -8,7 +8,7 @@ attribute access plus the conversion its kind needs (unsigned ints become `uint`
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any
 
@@ -21,7 +21,7 @@ from kcel.checker.types import BOOL, BYTES, DOUBLE, INT, STRING, UINT, WELL_KNOW
 from kcel.errors import EvalError
 from kcel.eval.runtime import type_name
 from kcel.proto import convert
-from kcel.proto.convert import ConversionError, is_map, is_repeated
+from kcel.proto.convert import ConversionError, is_map, is_message, is_repeated
 from kcel.values import NONE, Optional
 
 _PRIMITIVES = {
@@ -59,7 +59,7 @@ def new_message(descriptor: Descriptor) -> Message:
 
 
 def singular_type(field: FieldDescriptor) -> CelType:
-    if field.type in (FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_GROUP):
+    if is_message(field):
         return WELL_KNOWN_TYPES.get(field.message_type.full_name) or message_type(field.message_type).cel
     if field.type == FieldDescriptor.TYPE_ENUM:  # every enum, google.protobuf.NullValue too (cel-go IsEnum first)
         return INT
@@ -166,7 +166,7 @@ class _Field:
         """`read`, specialised: on an instance of the field's own message class, an attribute read (and the
         conversion the field's kind needs); anything else takes the general path."""
         field, generic = self.descriptor, self._read
-        kind = field.message_type.full_name if field.type == FieldDescriptor.TYPE_MESSAGE else ""
+        kind = field.message_type.full_name if is_message(field) else ""
         if self.extension or kind == "google.protobuf.Any":  # an unset Any is an error, read the general way
             return generic
         owner = self.owner = message_type(field.containing_type).message_class
@@ -205,7 +205,7 @@ class _Field:
     def _read(self, message: Any) -> Any:
         """The field's CEL value; an unset wrapper is null, an unset message its default instance."""
         field = self.descriptor
-        if field.type == FieldDescriptor.TYPE_MESSAGE and not self.repeated:
+        if is_message(field) and not self.repeated:
             name = field.message_type.full_name
             if name in convert.WRAPPERS and not self.test(message):
                 return None
@@ -265,14 +265,14 @@ class _Field:
     def _set(self, message: Message, value: Any) -> None:
         field = self.descriptor
         if is_map(field):
-            if not isinstance(value, dict) and not hasattr(value, "items"):
+            if not isinstance(value, Mapping):
                 raise self._unsupported(value)
             entry = field.message_type.fields_by_name
             key_field, value_field = entry["key"], entry["value"]
             target = self.stored(message)
             for k, v in value.items():
                 key = convert.scalar_to_proto(key_field, k)
-                if value_field.type == FieldDescriptor.TYPE_MESSAGE:
+                if is_message(value_field):
                     element = self._element(value_field, v)
                     if element is not None:
                         target[key].CopyFrom(element)
@@ -280,18 +280,18 @@ class _Field:
                     target[key] = convert.scalar_to_proto(value_field, v)
             return
         if self.repeated:
-            if not isinstance(value, (list, tuple)):
+            if not isinstance(value, convert.LISTS):
                 raise self._unsupported(value)
             target = self.stored(message)
             for v in value:
-                if field.type == FieldDescriptor.TYPE_MESSAGE:
+                if is_message(field):
                     element = self._element(field, v)
                     if element is not None:  # a null that leaves a message unset is left out of the list
                         target.add().CopyFrom(element)
                 else:
                     target.append(convert.scalar_to_proto(field, v))
             return
-        if field.type == FieldDescriptor.TYPE_MESSAGE:
+        if is_message(field):
             element = self._element(field, value)
             if element is not None:
                 (message.Extensions[field] if self.extension else getattr(message, self.name)).CopyFrom(element)

@@ -348,3 +348,22 @@ def test_the_repl_knows_message_types() -> None:
     session.handle("%option --env webhook-match")  # every environment has them
     assert session.handle("acme.v1.Phase.FAILED") == "2 : int"
     assert "undefined field 'nope'" in session.handle("acme.v1.Pod{}.nope")
+
+
+def test_fields_read_in_place_set_other_messages() -> None:
+    """A repeated or map field read from one message (a view, not a list or dict) sets another's (found by
+    comparing kcel with cel-expr-python field by field)."""
+    built = ev("Pod{tags: pod.tags, limits: pod.limits, ports: pod.ports, extra: pod.tags}")
+    assert list(built.tags) == ["a", "b"] and dict(built.limits) == {"cpu": 2} and list(built.ports) == [80, 443]
+    assert ev("Pod{tags: pod.tags, limits: pod.limits}.limits == pod.limits") is True
+    assert ev("Pod{extra: pod.tags}.extra") == ["a", "b"]  # a list packs as a ListValue
+
+
+def test_proto2_groups_are_message_fields() -> None:
+    file = descriptor_pb2.FileDescriptorProto(name="acme/v5/g.proto", package="acme.v5", syntax="proto2")
+    outer = file.message_type.add(name="Outer")
+    outer.nested_type.add(name="Inner").field.add(name="x", number=2, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL)
+    outer.field.add(name="inner", number=1, type=F.TYPE_GROUP, label=F.LABEL_OPTIONAL, type_name=".acme.v5.Outer.Inner")
+    env = kcel.Env(container="acme.v5", messages=[descriptor_pb2.FileDescriptorSet(file=[file])])
+    assert env.compile("Outer{inner: Outer.Inner{x: 3}}.inner.x").evaluate({}) == 3
+    assert env.compile("has(Outer{}.inner) || Outer{inner: Outer{}.inner} != Outer{}").evaluate({}) is True
