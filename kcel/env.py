@@ -198,7 +198,7 @@ class Env:
         if not t.params:
             return t
         params = tuple(self._known(p) for p in t.params)
-        return t if params == t.params and all(map(operator.is_, params, t.params)) else replace(t, params=params)
+        return t if all(map(operator.is_, params, t.params)) else replace(t, params=params)
 
     # Declarations, as the planner asks for them.
     def is_variable(self, name: str) -> bool:

@@ -45,8 +45,8 @@ def _fields(obj: Any) -> list[tuple[str, Any]]:
     """The fields set, by name (an extension by its full name, escaped as CEL writes it), as CEL values."""
     found = []
     for field, _ in obj.ListFields():
-        name = f"`{field.full_name}`" if field.is_extension else field.name
-        found.append((name, _read(obj, field.full_name if field.is_extension else field.name)))
+        key = field.full_name if field.is_extension else field.name
+        found.append((f"`{key}`" if field.is_extension else key, _read(obj, key)))
     return found
 
 

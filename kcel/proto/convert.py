@@ -248,10 +248,14 @@ def scalar_to_proto(field: FieldDescriptor, value: Any) -> Any:
         if kind == "uint32" and value > UINT32_MAX:
             raise ConversionError("unsigned integer overflow")
         return int(value)
-    expected = {"float64": float, "float32": float, "bool": bool, "string": str, "[]uint8": bytes}[kind]
-    if cls is not expected:
+    if cls is not _SCALAR_CLASSES[kind]:
         raise mismatch(value, kind)
     return value
+
+
+_SCALAR_CLASSES: dict[str, type] = {"float64": float, "float32": float, "bool": bool, "string": str, "[]uint8": bytes}
+_WRAPPED_CLASSES: dict[str, type] = {"bool": bool, "bytes": bytes, "double": float, "int": int, "uint": Uint,
+                                     "string": str}  # fmt: skip
 
 
 def to_json_value(value: Any, target: Message) -> None:
@@ -314,8 +318,7 @@ def well_known_to_proto(name: str, value: Any, target: Message, new: Callable[[s
         if value is None:
             return False
         kind = WRAPPERS[name]
-        wanted: type = {"bool": bool, "bytes": bytes, "double": float, "int": int, "uint": Uint, "string": str}[kind]
-        if value.__class__ is not wanted:
+        if value.__class__ is not _WRAPPED_CLASSES[kind]:
             raise mismatch(value, "*wrapperspb." + name.rsplit(".", 1)[1])
         number: Any = value
         if name == "google.protobuf.Int32Value" and not INT32_MIN <= number <= INT32_MAX:

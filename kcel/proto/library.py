@@ -57,16 +57,11 @@ def protobuf_library(sources: Iterable[MessageSource] | Messages) -> Library:
         if cel.kind != "null":
             for cls in messages.classes_named(name):
                 register_input(cls, _well_known_input)
-    names = {
-        name: types.message_type(descriptor)
-        for name, descriptor in messages.descriptors.items()
-        if name not in WELL_KNOWN_TYPES
-    }
     literals = {name: types.message_type(descriptor) for name, descriptor in messages.descriptors.items()}
     return Library(
         "protobuf",
         macros=PROTOS_MACROS,
         constants=dict(messages.enum_values),
-        types=tuple(t.cel for t in names.values()),
+        types=tuple(t.cel for name, t in literals.items() if name not in WELL_KNOWN_TYPES),  # those are declared
         struct_types=literals.get,
     )

@@ -70,10 +70,6 @@ class Messages:
                 continue
         return found
 
-    def new(self, name: str) -> Message | None:
-        descriptor = self.descriptors.get(name)
-        return None if descriptor is None else self.message_class(descriptor)()
-
     def from_json(self, name: str, value: Any) -> Message:
         """A message from protobuf's JSON mapping (`{"single_int32": 1}`), as the cel-spec suite writes it."""
         descriptor = self.descriptors[name]

@@ -12,13 +12,14 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any
 
-from google.protobuf import descriptor_pool
+from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from kcel.checker.decls import FieldAccess
 from kcel.checker.types import BOOL, BYTES, DOUBLE, INT, STRING, UINT, WELL_KNOWN_TYPES, CelType, list_of, map_of
 from kcel.errors import EvalError
+from kcel.eval.equality import cel_equals
 from kcel.eval.runtime import type_name
 from kcel.proto import convert
 from kcel.proto.convert import ConversionError, is_map, is_message, is_repeated
@@ -94,8 +95,6 @@ class MessageType:
 
     @cached_property
     def message_class(self) -> type[Message]:
-        from google.protobuf import message_factory
-
         return message_factory.GetMessageClass(self.descriptor)  # type: ignore[no-any-return]
 
     @cached_property
@@ -133,8 +132,6 @@ class MessageType:
 
     @property
     def equals(self) -> Callable[[Any, Any], bool]:
-        from kcel.eval.equality import cel_equals
-
         return cel_equals
 
 
