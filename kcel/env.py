@@ -150,6 +150,8 @@ class Env:
         self.optimize = optimize  # fold constant literals at plan time (cel-go OptOptimize; costs them 0)
         # cel-go's EnableErrorOnBadPresenceTest: `has(x.f)` and `x.?f` on an int, a string... are errors (cel-spec)
         self.error_on_bad_presence_test = error_on_bad_presence_test
+        # cel-go charges `has()` one unit; Kubernetes' base environment sets PresenceTestHasCost(false)
+        self.presence_test_cost = 0 if k8s_version is not None or compatibility_version is not None else 1
         self.lenient_optional_or = lenient_optional_or
         chosen = list(libraries) if libraries is not None else list(all_libraries())
         if messages is not None:
@@ -242,7 +244,7 @@ class Env:
         """
         if program.checked is None:
             raise ValueError("cost estimation needs a type-checked program")
-        return estimate(program.checked, self.overloads_by_id, sizes)
+        return estimate(program.checked, self.overloads_by_id, sizes, presence_test_cost=self.presence_test_cost)
 
     def compile(self, text: str, check: bool = True) -> Program:
         """Parse, type-check (unless `check=False`) and plan; raises `CompileError` rendered like cel-go."""

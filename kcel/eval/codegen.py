@@ -82,6 +82,7 @@ class Declarations(Protocol):
     keyword_field_names: bool
     error_on_bad_presence_test: bool  # cel-go's EnableErrorOnBadPresenceTest (cel-spec sets it, Kubernetes not)
     lenient_optional_or: bool  # cel-go before v0.28: `a.or(b)` with a non-optional `a` gives `a`
+    presence_test_cost: int  # what `has()` costs itself: 1 in cel-go, 0 in Kubernetes (PresenceTestHasCost(false))
 
     def is_variable(self, name: str) -> bool: ...
     def type_value(self, name: str) -> TypeValue | None: ...
@@ -367,9 +368,10 @@ class CodeGen:
             return resolved
         access = self.schema_field(node.operand, node.field)
         if node.test_only:
-            # Only the qualifiers cost: the chain's base identifier is free (PresenceTestHasCost(false)).
+            # The qualifiers cost (the chain's base identifier is free), and the test itself unless Kubernetes made it
+            # free (PresenceTestHasCost(false)).
             operand = self.gen(node.operand)
-            self.cost(0 if self.is_attribute(node.operand) else 1)
+            self.cost((0 if self.is_attribute(node.operand) else 1) + self.decls.presence_test_cost)
             if access is not None:
                 test = self.bind(access.test, "_has")
                 if access.key is None or not self.inline:

@@ -117,17 +117,23 @@ _AFFIX_ESTIMATE = size_estimate(0.1, 1)  # the prefix or suffix (since cel-go v0
 
 
 # -- conversions -------------------------------------------------------------------------------
+# cel-go's texts (common/types): a number out of range is `integer overflow` / `unsigned integer overflow`
+# (overflow.go); text that strconv cannot parse, for whatever reason, is String.ConvertToType's one sentence.
+
+
+def _string_conversion_error(target: str) -> EvalError:
+    return EvalError(f"type conversion error from 'string' to '{target}'")
 
 
 def double_to_int64(value: float) -> int:
     if math.isnan(value) or value <= float(INT64_MIN) or value >= float(INT64_MAX):
-        raise EvalError("range error converting double to int")
+        raise EvalError("integer overflow")
     return int(value)
 
 
 def uint64_to_int64(value: int) -> int:
     if value > INT64_MAX:
-        raise EvalError("range error converting uint to int")
+        raise EvalError("integer overflow")
     return int(value)
 
 
@@ -137,31 +143,31 @@ _UINT_TEXT = re.compile(r"\+?[0-9]+\Z")
 
 def string_to_int64(text: str) -> int:
     if not _INT_TEXT.match(text):
-        raise EvalError(f"type conversion error from 'string' to 'int': invalid syntax: {text!r}")
+        raise _string_conversion_error("int")
     value = int(text)
     if not INT64_MIN <= value <= INT64_MAX:
-        raise EvalError("range error converting string to int")
+        raise _string_conversion_error("int")
     return value
 
 
 def int64_to_uint64(value: int) -> Uint:
     if value < 0:
-        raise EvalError("range error converting int to uint")
+        raise EvalError("unsigned integer overflow")
     return Uint(value)
 
 
 def double_to_uint64(value: float) -> Uint:
     if math.isnan(value) or value < 0 or value >= float(UINT64_MAX):
-        raise EvalError("range error converting double to uint")
+        raise EvalError("unsigned integer overflow")
     return Uint(int(value))
 
 
 def string_to_uint64(text: str) -> Uint:
     if not _UINT_TEXT.match(text):
-        raise EvalError(f"type conversion error from 'string' to 'uint': invalid syntax: {text!r}")
+        raise _string_conversion_error("uint")
     value = int(text)
     if value > UINT64_MAX:
-        raise EvalError("range error converting string to uint")
+        raise _string_conversion_error("uint")
     return Uint(value)
 
 
@@ -202,14 +208,14 @@ def string_to_double(text: str) -> float:
     decimal, hexadecimal = _DECIMAL_FLOAT.match(text), _HEX_FLOAT.match(text)
     found = decimal or hexadecimal
     if found is None or found["m"].strip("._") == "" or ("_" in text and not _go_underscores_ok(text)):
-        raise EvalError(f"type conversion error from 'string' to 'double': invalid syntax: {text!r}")
+        raise _string_conversion_error("double")
     digits = text.replace("_", "")
     try:
         value = float(digits) if decimal else float.fromhex(digits)
     except OverflowError:
         value = math.inf
     if math.isinf(value):
-        raise EvalError(f"type conversion error from 'string' to 'double': value out of range: {text!r}")
+        raise _string_conversion_error("double")
     return value
 
 
@@ -232,7 +238,7 @@ def string_to_bool(text: str) -> bool:
     try:
         return _BOOL_TEXT[text]
     except KeyError:
-        raise EvalError(f"type conversion error from 'string' to 'bool': invalid syntax: {text!r}") from None
+        raise _string_conversion_error("bool") from None
 
 
 def _identity(value: Any) -> Any:
