@@ -67,7 +67,15 @@ def test_homogeneous_literals_as_kubernetes_configures_them() -> None:
     with pytest.raises(kcel.CompileError) as info:
         K8S_LIKE.compile("[1, 'a']")
     assert info.value.messages == ("expected type 'int' but found 'string'",)
-    assert str(K8S_LIKE.compile("[1, dyn('a')]").output_type) == "list(dyn)"
+    # A validator after checking, comparing types exactly (cel-go's IsEquivalentType): dyn is a type of its own.
+    with pytest.raises(kcel.CompileError) as info:
+        K8S_LIKE.compile("[1, dyn('a')]")
+    assert info.value.messages == ("expected type 'int' but found 'dyn'",)
+    assert str(K8S_LIKE.compile("[dyn(1), dyn('a')]").output_type) == "list(dyn)"
+    # Only once checking succeeded: an undeclared name alone is reported, not the mixed list around it.
+    with pytest.raises(kcel.CompileError) as info:
+        K8S_LIKE.compile("[nope, 'a', 1]")
+    assert info.value.messages == ("undeclared reference to 'nope' (in container '')",)
 
 
 def test_containers_resolve_qualified_names() -> None:

@@ -92,12 +92,16 @@ def check(parsed: Parsed, env: CheckerEnv) -> Checked:
     """Type-check `parsed` against `env`; raise `CompileError` listing every issue found."""
     checker = _Checker(parsed, env)
     checker.visit(parsed.expr)
-    if env.literal_validators and not checker.issues:
-        checker.issues.extend(validators.literal_issues(parsed.expr, env.overloads))
     if checker.issues:
         raise CompileError(checker.issues, parsed.source)
     final = {node_id: checker.subst.resolve(t, to_dyn=True) for node_id, t in checker.types.items()}
-    issues = [issue for validate in env.ast_validators for issue in validate(parsed.expr, final, checker.chosen)]
+    # cel-go's AST validators run on the checked AST only: the literal ones, homogeneous aggregate literals
+    # (cel.HomogeneousAggregateLiterals is a validator, not a checker option), then the environment's own.
+    issues = validators.literal_issues(parsed.expr, env.overloads) if env.literal_validators else []
+    if env.homogeneous_literals:
+        exempt = _MIXED_LITERALS_ALLOWED | env.mixed_literal_functions | {"cel.@block"}
+        issues += validators.homogeneous_issues(parsed.expr, final, exempt)
+    issues += [issue for validate in env.ast_validators for issue in validate(parsed.expr, final, checker.chosen)]
     if issues:
         raise CompileError(issues, parsed.source)
     return Checked(parsed, final, checker.chosen)
@@ -444,10 +448,7 @@ class _Checker:
         # `[ts, null]` is `list(null_type)` (mostGeneral keeps the later type when neither is less specific).
         if is_assignable(current, previous, self.subst):
             return most_general(self.resolved(previous), self.resolved(current))
-        if not self.env.homogeneous_literals or self.exempt:
-            return DYN
-        self.error(node, errors.type_mismatch(self.resolved(previous), self.resolved(current)))
-        return ERROR
+        return DYN  # mixed types: homogeneous literals are a validator's question, asked once checking succeeded
 
     def create_list(self, node: CreateList) -> CelType:
         element: CelType | None = None

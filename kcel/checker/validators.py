@@ -6,12 +6,14 @@ them on from 1.29.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
+from kcel.checker import errors
 from kcel.checker.decls import Overload
+from kcel.checker.types import CelType
 from kcel.errors import EvalError, Issue
 from kcel.goregex import GoRegexError, compile_go_regex
-from kcel.parser.ast import Call, Const, Expr, walk
+from kcel.parser.ast import Call, Const, CreateList, CreateMap, Expr, children, walk
 
 
 def literal_issues(root: Expr, overloads: Callable[[str], Sequence[Overload]]) -> list[Issue]:
@@ -44,3 +46,54 @@ def _converts(value: object, overloads: Sequence[Overload]) -> bool:
 
 def _type_name(value: object) -> str:
     return "string" if isinstance(value, str) else "int" if type(value) is int else type(value).__name__
+
+
+def homogeneous_issues(root: Expr, types: Mapping[int, CelType], exempt: Collection[str]) -> list[Issue]:
+    """cel-go's ValidateHomogeneousAggregateLiterals: a list literal's elements, a map literal's keys and values,
+    of one type each (optional entries by their value's type), unless inside a call of an exempt function
+    (`format`). A list reports its first odd element; a map every odd key and value; lists before maps."""
+    lists: list[CreateList] = []
+    maps: list[CreateMap] = []
+    for node in _outside(root, exempt):
+        if isinstance(node, CreateList):
+            lists.append(node)
+        elif isinstance(node, CreateMap):
+            maps.append(node)
+    issues: list[Issue] = []
+    for literal in lists:
+        first: CelType | None = None
+        for i, element in enumerate(literal.elements):
+            t = _unwrapped(types[element.id], i in literal.optional_indices)
+            if first is None:
+                first = t
+            elif t != first:
+                issues.append(Issue(errors.type_mismatch(first, t), element.pos, element.id))
+                break
+    for literal in maps:
+        key_type: CelType | None = None
+        value_type: CelType | None = None
+        for entry in literal.entries:
+            k, v = types[entry.key.id], _unwrapped(types[entry.value.id], entry.optional)
+            if key_type is None or value_type is None:
+                key_type, value_type = k, v
+                continue
+            if k != key_type:
+                issues.append(Issue(errors.type_mismatch(key_type, k), entry.key.pos, entry.key.id))
+            if v != value_type:
+                issues.append(Issue(errors.type_mismatch(value_type, v), entry.value.pos, entry.value.id))
+    return issues
+
+
+def _unwrapped(t: CelType, optional: bool) -> CelType:
+    return t.params[0] if optional and t.params else t
+
+
+def _outside(root: Expr, exempt: Collection[str]) -> Iterator[Expr]:
+    """Every node, in pre-order, except those under a call of an exempt function."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, Call) and node.function in exempt:
+            continue
+        stack.extend(reversed(children(node)))
