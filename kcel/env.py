@@ -90,6 +90,19 @@ def all_libraries() -> tuple[Library, ...]:
     return tuple(chosen)
 
 
+def _without_kubernetes_prices(library: Library) -> Library:
+    """A library as plain cel-go costs it: the functions Kubernetes' estimator prices by name (its CallCost and
+    EstimateCallCost) cost cel-go's default, 1, when that estimator is absent."""
+    from kcel.eval.dispatch import KUBERNETES_PRICED
+
+    if not any(o.function in KUBERNETES_PRICED for o in library.overloads):
+        return library
+    overloads = tuple(
+        replace(o, cost=None, estimate=None) if o.function in KUBERNETES_PRICED else o for o in library.overloads
+    )
+    return replace(library, overloads=overloads)
+
+
 def _declared_types(variables: Mapping[str, str | CelType]) -> dict[str, CelType]:
     """Declarations as CEL type strings (`"map(string, int)"`) or CelTypes, as CelTypes."""
     return {name: parse_type(t) if isinstance(t, str) else t for name, t in variables.items()}
@@ -154,6 +167,8 @@ class Env:
         self.presence_test_cost = 0 if k8s_version is not None or compatibility_version is not None else 1
         self.lenient_optional_or = lenient_optional_or
         chosen = list(libraries) if libraries is not None else list(all_libraries())
+        if libraries is None and k8s_version is None and compatibility_version is None:
+            chosen = [_without_kubernetes_prices(library) for library in chosen]
         if messages is not None:
             from kcel.proto.library import protobuf_library
 

@@ -221,7 +221,7 @@ DEPLOYMENT = str(EXAMPLES / "deployment.yaml")
 
 
 def test_eval_prints_the_value_in_cel_notation_with_its_type(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", "{'a': [dyn(1), dyn(2u), dyn(3.0), dyn(b'x'), null]}"]) == 0
+    assert main(["eval", "{'a': [dyn(1), dyn(2u), dyn(3.0), dyn(b'x'), dyn(null)]}"]) == 0
     assert capsys.readouterr().out == '{"a": [1, 2u, 3.0, b"x", null]} : map(string, list(dyn))\n'
     assert main(["eval", "[1, 2u]"]) == 1  # the API server's environment: list literals of one type
     assert "expected type 'int' but found 'uint'" in capsys.readouterr().err

@@ -126,6 +126,7 @@ SERVER_BEHAVIOUR: tuple[tuple[str, Version, int], ...] = (
     ("k8s_format", (1, 35), 0),  # label key/value texts of util/validation (apimachinery da7b67ed)
     ("k8s_ip", (1, 33), 0),  # containsCIDR before apiserver 64791740a
     ("standard", (1, 37), 0),  # startsWith/endsWith and global matches costs before cel-go v0.29
+    ("optional", (1, 33), 0),  # no optional.unwrap, unwrapOpt, first or last before cel-go v0.23
 )
 
 

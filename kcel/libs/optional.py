@@ -7,6 +7,7 @@ entries give the checker their signatures and the dynamic path an implementation
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from kcel.checker.types import BOOL, V, list_of, optional_of
@@ -103,3 +104,14 @@ LIBRARY = Library(
     ),
     macros=OPTIONALS,
 )
+
+
+# cel-go v0.23 (Kubernetes 1.33) added optional.unwrap, unwrapOpt, first and last to the optional library.
+_SINCE_V0_23 = frozenset({"optional_unwrap", "optional_unwrapOpt", "list_first", "list_last"})
+
+
+def library(version: int) -> Library:
+    """The optional library of a cel-go version: 0 before v0.23 (Kubernetes up to 1.32), 1 since."""
+    if version >= 1:
+        return LIBRARY
+    return replace(LIBRARY, overloads=tuple(o for o in LIBRARY.overloads if o.id not in _SINCE_V0_23))

@@ -87,7 +87,7 @@ def test_types_only_in_the_mutation_environment() -> None:
         ("b'hi'", "aGk="),
         ("duration('90s')", "90s"),
         ("timestamp('2024-01-02T03:04:05Z')", "2024-01-02T03:04:05Z"),
-        ("{'a': [dyn(1), null, true]}", {"a": [1, None, True]}),
+        ("{'a': [dyn(1), dyn(null), dyn(true)]}", {"a": [1, None, True]}),
     ],
 )
 def test_values_become_json_as_protobuf_values_do(text: str, expected: Any) -> None:
