@@ -14,6 +14,7 @@ from kcel.checker.checker import check as check_types
 from kcel.checker.decls import Library, Overload, StructType
 from kcel.checker.types import DURATION, DYN, TIMESTAMP, CelType, list_of, map_of, opaque, optional_of, parse_type
 from kcel.cost import CostEstimate, SizeEstimator, estimate
+from kcel.eval.dispatch import KUBERNETES_PRICED
 from kcel.eval.program import Program
 from kcel.parser import parse
 from kcel.parser.macros import BINDINGS, BLOCK, LISTS, STANDARD, TWO_VAR, Macro
@@ -90,17 +91,20 @@ def all_libraries() -> tuple[Library, ...]:
     return tuple(chosen)
 
 
-def _without_kubernetes_prices(library: Library) -> Library:
-    """A library as plain cel-go costs it: the functions Kubernetes' estimator prices by name (its CallCost and
-    EstimateCallCost) cost cel-go's default, 1, when that estimator is absent."""
-    from kcel.eval.dispatch import KUBERNETES_PRICED
-
-    if not any(o.function in KUBERNETES_PRICED for o in library.overloads):
-        return library
-    overloads = tuple(
-        replace(o, cost=None, estimate=None) if o.function in KUBERNETES_PRICED else o for o in library.overloads
+@cache
+def plain_cel_go_libraries() -> tuple[Library, ...]:
+    """`all_libraries()` as plain cel-go costs them: without Kubernetes' estimator, the functions it prices by name
+    (its CallCost and EstimateCallCost) cost cel-go's default, 1."""
+    return tuple(
+        replace(library, overloads=tuple(_unpriced(o) for o in library.overloads))
+        if any(o.function in KUBERNETES_PRICED for o in library.overloads)
+        else library
+        for library in all_libraries()
     )
-    return replace(library, overloads=overloads)
+
+
+def _unpriced(overload: Overload) -> Overload:
+    return replace(overload, cost=None, estimate=None) if overload.function in KUBERNETES_PRICED else overload
 
 
 def _declared_types(variables: Mapping[str, str | CelType]) -> dict[str, CelType]:
@@ -134,12 +138,13 @@ class Env:
         (`environment="new"`: at its compatibility version, 1.33) or already stored (`"stored"`: every option 1.34
         knows); ValueError names the supported versions. `compatibility_version="1.33"`: the base environment at
         that compatibility version, as upstream's `MustBaseEnvSet` builds it in the newest release. Neither: every
-        library kcel ships (`all_libraries()`).
+        library kcel ships, costed as plain cel-go costs them (`plain_cel_go_libraries()`).
 
         `messages`: protobuf message types (generated classes, `_pb2` modules or a `FileDescriptorSet`), which
         variables may then be declared as and literals may build (needs `pip install 'kcel[protobuf]'`)."""
         keyword_field_names = literal_validators = lenient_optional_or = False
-        if k8s_version is not None or compatibility_version is not None:
+        kubernetes = k8s_version is not None or compatibility_version is not None
+        if kubernetes:
             from kcel.k8s.environment import LATEST, compatibility, configuration, parse_version, server_version
 
             if compatibility_version is not None:
@@ -164,11 +169,9 @@ class Env:
         # cel-go's EnableErrorOnBadPresenceTest: `has(x.f)` and `x.?f` on an int, a string... are errors (cel-spec)
         self.error_on_bad_presence_test = error_on_bad_presence_test
         # cel-go charges `has()` one unit; Kubernetes' base environment sets PresenceTestHasCost(false)
-        self.presence_test_cost = 0 if k8s_version is not None or compatibility_version is not None else 1
+        self.presence_test_cost = 0 if kubernetes else 1
         self.lenient_optional_or = lenient_optional_or
-        chosen = list(libraries) if libraries is not None else list(all_libraries())
-        if libraries is None and k8s_version is None and compatibility_version is None:
-            chosen = [_without_kubernetes_prices(library) for library in chosen]
+        chosen = list(libraries if libraries is not None else plain_cel_go_libraries())
         if messages is not None:
             from kcel.proto.library import protobuf_library
 

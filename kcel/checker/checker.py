@@ -99,7 +99,7 @@ def check(parsed: Parsed, env: CheckerEnv) -> Checked:
     # (cel.HomogeneousAggregateLiterals is a validator, not a checker option), then the environment's own.
     issues = validators.literal_issues(parsed.expr, env.overloads) if env.literal_validators else []
     if env.homogeneous_literals:
-        exempt = _MIXED_LITERALS_ALLOWED | env.mixed_literal_functions | {"cel.@block"}
+        exempt = _MIXED_LITERALS_ALLOWED | env.mixed_literal_functions
         issues += validators.homogeneous_issues(parsed.expr, final, exempt)
     issues += [issue for validate in env.ast_validators for issue in validate(parsed.expr, final, checker.chosen)]
     if issues:
@@ -163,7 +163,6 @@ class _Checker:
         self.subst = Substitution()
         self.scopes: list[dict[str, CelType]] = []
         self.fresh = itertools.count(1)
-        self.exempt = 0  # > 0 inside calls whose literals may mix types (`format`, cel.@block)
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -306,10 +305,7 @@ class _Checker:
         function, args = names.resolve_function(
             node, self.env.container, self.env.overloads, self.is_local, self.env.variables.__contains__
         )
-        mixed = fn in _MIXED_LITERALS_ALLOWED or fn in self.env.mixed_literal_functions
-        self.exempt += mixed
         arg_types = [self.resolved(self.visit(a)) for a in args]
-        self.exempt -= mixed
         overloads = self.env.overloads(function)
         if fn == "_[_]" and self.env.overloads("optional.none"):
             overloads = [*overloads, *_OPTIONAL_INDEX]
@@ -430,10 +426,8 @@ class _Checker:
         assert isinstance(slots, CreateList)
         scope: dict[str, CelType] = {}
         self.scopes.append(scope)
-        self.exempt += 1  # cel.@block's slots list is exempt from the homogeneity check
         for i, slot in enumerate(slots.elements):
             scope[f"@index{i}"] = self.resolved(self.visit(slot))
-        self.exempt -= 1
         self.set(slots, list_of(DYN))
         out = self.visit(result)
         self.scopes.pop()
