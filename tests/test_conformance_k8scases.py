@@ -31,3 +31,29 @@ def test_case(case: k8scases.Case) -> None:
     if outcome.status == "skipped":
         pytest.skip(outcome.reason)
     assert outcome.status == "passed", outcome.reason
+
+
+def _schema_case(kind: str, schema: dict[str, object], expect: dict[str, object]) -> k8scases.Case:
+    data = {"id": "made-up", "kind": kind, "inputs": {"schema": schema}, "expect": expect}
+    return k8scases.Case("made-up", "made-up.json", data)
+
+
+ADDITIONAL_TRUE = {"type": "object", "properties": {"foo": {"type": "object", "additionalProperties": True}}}
+PROPERTIES_UNDER_ARRAY = {"type": "array", "properties": {"field": {"type": "string", "default": "default"}}}
+
+
+@pytest.mark.parametrize(("kind", "schema", "expect", "status"), [
+    # upstream TestSchemaDeclType (Nov 2025): an object with `additionalProperties: true` is an object type
+    ("schema_decl_type", ADDITIONAL_TRUE, {"field_type_names": {"foo": "object"}}, "passed"),
+    ("schema_decl_type", ADDITIONAL_TRUE, {"field_type_names": {"foo": "map"}}, "failed"),
+    ("schema_decl_type", ADDITIONAL_TRUE, {"field_type_names": {"bar": "object"}}, "failed"),
+    # upstream ExpectNilType: no CEL type at all
+    ("schema_max_elements", PROPERTIES_UNDER_ARRAY, {"decl_type": None}, "passed"),
+    ("schema_decl_type", PROPERTIES_UNDER_ARRAY, {"decl_type": None}, "passed"),
+    ("schema_decl_type", ADDITIONAL_TRUE, {"decl_type": None}, "failed"),
+    ("schema_decl_type", ADDITIONAL_TRUE, {"type_nam": "object"}, "skipped"),  # unknown: never passed unchecked
+])  # fmt: skip
+def test_schema_expectations_of_newer_upstream_tables(
+    kind: str, schema: dict[str, object], expect: dict[str, object], status: str
+) -> None:
+    assert k8scases.run(_schema_case(kind, schema, expect)).status == status

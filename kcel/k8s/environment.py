@@ -98,7 +98,8 @@ def add_version_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup
 
     parser.add_argument(
         "--k8s-version", metavar="1.N", type=checked,
-        help=f"answer as that Kubernetes API server: CEL environment, checks, texts ({SUPPORTED}; default {NEWEST})",
+        help=f"answer as that Kubernetes API server, the newest patch release of 1.N: CEL environment, checks, "
+        f"texts ({SUPPORTED}; default {NEWEST})",
     )  # fmt: skip
 
 

@@ -258,13 +258,9 @@ def supported_format(schema_type: str, format_name: str, server: tuple[int, int]
 
 def unrecognized_format(schema_type: str, format_name: str, server: tuple[int, int]) -> bool:
     """Whether an API server warns `unrecognized format` for a schema node on CRD create (GetUnrecognizedFormats):
-    from 1.34 for any type (apiextensions 7f8392865), in 1.35 only for strings (53a711153), from 1.36 for what
-    StripUnsupportedFormats drops (0835a2fa9)."""
-    if (
-        not format_name
-        or server < (1, 34)
-        or (server < NUMBER_FORMATS_KEPT and server >= (1, 35) and schema_type != "string")
-    ):
+    from 1.34 only for strings (7f8392865 warned for any type in 1.34.0; 53a711153, backported to 1.34.1, limited
+    it to strings), from 1.36 for what StripUnsupportedFormats drops (0835a2fa9)."""
+    if not format_name or server < (1, 34) or (server < NUMBER_FORMATS_KEPT and schema_type != "string"):
         return False
     return supported_format(schema_type, format_name, server) == ""
 
