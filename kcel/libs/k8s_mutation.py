@@ -22,7 +22,7 @@ from kcel.errors import EvalError
 from kcel.eval.equality import cel_equals
 from kcel.libs.timestamps import duration_to_string, timestamp_to_string
 from kcel.temporal import Duration, Timestamp, go_quote
-from kcel.values import Optional, TypedList, TypeValue, Uint
+from kcel.values import NONE, Optional, TypedList, TypeValue, Uint
 
 OBJECT, JSON_PATCH = "Object", "JSONPatch"
 _UNSET = object()  # a JSONPatch field the literal did not set (distinct from `value: null`)
@@ -160,20 +160,50 @@ class MutationType:
 
 
 def _object_field(name: str) -> FieldAccess:
-    """Object values are not indexable in cel-go (`no such overload`); presence is whether the field is set."""
+    """A field of an `Object...` value, as cel-go's field qualifier reads it through ObjectType.Field: from the
+    value's native form (ObjectVal.Value(), nested objects become plain maps), an absent field being null."""
 
-    def read(obj: Any) -> Any:
-        raise EvalError("no such overload")
-
-    def test(obj: Any) -> bool:
+    def native(obj: Any) -> dict[str, Any] | None:
         if not isinstance(obj, ObjectValue):
             raise EvalError("no such overload")
-        return name in obj.fields
+        try:
+            return _native_object(obj)
+        except MutationValueError:
+            return None  # Value() gave an error, which is no map: the field is neither set nor readable
+
+    def read(obj: Any) -> Any:
+        fields = native(obj)
+        if fields is None:
+            raise EvalError(f"cannot get field {go_quote(name)}")
+        return fields.get(name)
+
+    def test(obj: Any) -> bool:
+        fields = native(obj)
+        return fields is not None and name in fields
 
     def read_optional(obj: Any) -> Optional:
-        raise EvalError("no such overload")
+        fields = native(obj)
+        return Optional(fields[name]) if fields is not None and name in fields else NONE
 
     return FieldAccess(read, test, read_optional)
+
+
+def _native_object(value: ObjectValue) -> dict[str, Any]:
+    """ObjectVal.ConvertToNative to map[string]any, as CEL sees it again: nested objects become maps; a map field
+    with a key that is not a string is an error (list elements are taken as they are)."""
+    result: dict[str, Any] = {}
+    for name, field in value.fields.items():
+        if isinstance(field, ObjectValue):
+            field = _native_object(field)
+        elif isinstance(field, (list, tuple, TypedList)):
+            field = [_native_object(x) if isinstance(x, ObjectValue) else x for x in field]
+        elif isinstance(field, Mapping):
+            for key in field:
+                if not isinstance(key, str):
+                    raise MutationValueError(f"map key {go_quote(str(key))} is of type {_go_type(key)}, not string")
+            field = {k: _native_object(v) if isinstance(v, ObjectValue) else v for k, v in field.items()}
+        result[name] = field
+    return result
 
 
 @cache

@@ -33,6 +33,28 @@ def test_object_fields_are_dyn_and_optional_fields_are_left_out_when_empty() -> 
     assert to_json(value) == {"metadata": {"name": "x"}}
 
 
+@pytest.mark.parametrize(("expression", "expected"), [
+    # cel-go's field qualifier reads ObjectType.Field from the value's native form: nested objects become maps
+    ("Object{spec: Object.spec{replicas: 3}}.spec", {"replicas": 3}),
+    ("Object{spec: Object.spec{replicas: 3}}.spec.replicas", 3),
+    ("Object{spec: Object.spec{replicas: 3}}.spec == {'replicas': 3}", True),
+    ("Object{a: [Object.a{x: 1}]}.a[0].x", 1),
+    ("Object{}.spec", None),  # GetFrom of an absent key: null
+    ("has(Object{spec: Object.spec{}}.spec)", True),
+    ("has(Object{}.spec)", False),
+    ("Object{}.?spec.hasValue()", False),
+    ("Object{x: 'v'}.?x.value()", "v"),
+    ("has(Object{a: {1: 2}}.a)", False),  # Value() fails on a map key that is not a string: nothing is set
+])  # fmt: skip
+def test_fields_of_object_literals_read_as_the_api_server_does(expression: str, expected: Any) -> None:
+    assert evaluate(expression) == expected
+
+
+def test_a_field_of_an_object_that_has_no_native_form_cannot_be_read() -> None:
+    with pytest.raises(EvalError, match='cannot get field "b"'):
+        evaluate("Object{a: {1: 2}}.b")
+
+
 def test_type_names_must_follow_the_field_path() -> None:
     value = evaluate("Object{spec: Object.foo{x: [Object.spec.x{}]}}")
     assert check_type_names(value) == [

@@ -147,7 +147,11 @@ def _admit_all(
     problems: list[str] = []
     records = []
     for where, obj, old in paired_objects(args, read_documents, problems):
-        record = _admit(args, policies, authorizer, obj, old)
+        try:
+            record = _admit(args, policies, authorizer, obj, old)
+        except ValueError as err:  # a request the API server would not build (a namespace mismatch)
+            problems.append(f"{where}: {err}")
+            continue
         record["source"] = where
         records.append(record)
         if args.output == "text":

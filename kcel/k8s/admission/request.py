@@ -139,6 +139,8 @@ def request_from_objects(
     metadata = subject.get("metadata") if isinstance(subject.get("metadata"), Mapping) else {}
     assert isinstance(metadata, Mapping)
     group, version = split_api_version(api_version)
+    request_namespace = (namespace or str(metadata.get("namespace") or "") or "default") if namespaced else ""
+    obj, old = (_in_namespace(o, request_namespace) for o in (obj, old))
     request: dict[str, Any] = {
         "uid": uid,
         "kind": GVK(group, version, kind).as_json(),
@@ -146,7 +148,7 @@ def request_from_objects(
         "requestKind": GVK(group, version, kind).as_json(),
         "requestResource": gvr.as_json(),
         "name": str(metadata.get("name") or ""),
-        "namespace": (namespace or str(metadata.get("namespace") or "") or "default") if namespaced else "",
+        "namespace": request_namespace,
         "operation": operation,
         "userInfo": {"username": user, **({"groups": list(groups)} if groups else {})},
         "object": obj,
@@ -158,6 +160,25 @@ def request_from_objects(
     if operation in OPTIONS_KINDS:
         request["options"] = {"kind": OPTIONS_KINDS[operation], "apiVersion": "meta.k8s.io/v1"}
     return request
+
+
+def _in_namespace(obj: Mapping[str, Any] | None, namespace: str) -> Mapping[str, Any] | None:
+    """The object as admission sees it: the API server fills an empty `metadata.namespace` from the request, clears
+    it for a cluster-scoped kind, and rejects a different one (EnsureObjectNamespaceMatchesRequestNamespace)."""
+    if obj is None:
+        return None
+    metadata = obj.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    current = str(metadata.get("namespace") or "")
+    if current == namespace:
+        return obj
+    if current and namespace:
+        raise RequestError(
+            f"the namespace of the provided object ({current}) does not match the namespace sent on the request "
+            f"({namespace})"
+        )
+    metadata = {k: v for k, v in metadata.items() if k != "namespace"} | ({"namespace": namespace} if namespace else {})
+    return {**obj, "metadata": metadata}
 
 
 # -- reading a request -------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kcel.k8s.admission import PolicySet, request_from_objects
+from kcel.k8s.admission import PolicySet, RequestError, request_from_objects
 
 from .helpers import admit, binding, deployment, namespace, policies, policy
 
@@ -168,3 +168,17 @@ def test_a_namespace_request_uses_its_own_labels(tmp_path: Path) -> None:
     denying = policy(matchConstraints=constraints, validations=[{"expression": "namespaceObject == null"}])
     assert admit(tmp_path, [denying, binding()], namespace("team", env="prod")).evaluations[0].outcome == "admit"
     assert admit(tmp_path, [denying, binding()], namespace("team", env="dev")).evaluations == ()
+
+
+def test_the_request_namespace_is_set_on_the_objects_as_the_api_server_does_before_admission() -> None:
+    """EnsureObjectNamespaceMatchesRequestNamespace runs before admission: policies read `object.metadata.namespace`."""
+    unplaced = {**deployment(), "metadata": {"name": "web"}}
+    request = request_from_objects(unplaced, unplaced)
+    assert request["object"]["metadata"]["namespace"] == request["oldObject"]["metadata"]["namespace"] == "default"
+    assert request_from_objects(unplaced, namespace="prod")["object"]["metadata"]["namespace"] == "prod"
+    assert "namespace" not in unplaced["metadata"]  # the caller's object is left as it was
+    node = request_from_objects({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "namespace": "x"}})
+    assert "namespace" not in node["object"]["metadata"] and node["namespace"] == ""
+    placed = deployment(namespace="prod")
+    with pytest.raises(RequestError, match=r"namespace of the provided object \(prod\) does not match.*\(other\)"):
+        request_from_objects(placed, namespace="other")
