@@ -16,6 +16,7 @@ from kcel.checker.types import DURATION, DYN, TIMESTAMP, CelType, list_of, map_o
 from kcel.cost import CostEstimate, SizeEstimator, estimate
 from kcel.eval.dispatch import KUBERNETES_PRICED
 from kcel.eval.program import Program
+from kcel.libs.operators import DECLARATION_ORDER
 from kcel.parser import parse
 from kcel.parser.macros import BINDINGS, BLOCK, LISTS, STANDARD, TWO_VAR, Macro
 from kcel.values import TypeValue
@@ -142,7 +143,7 @@ class Env:
 
         `messages`: protobuf message types (generated classes, `_pb2` modules or a `FileDescriptorSet`), which
         variables may then be declared as and literals may build (needs `pip install 'kcel[protobuf]'`)."""
-        keyword_field_names = literal_validators = lenient_optional_or = False
+        keyword_field_names = literal_validators = lenient_optional_or = shared_macro_targets = False
         kubernetes = k8s_version is not None or compatibility_version is not None
         if kubernetes:
             from kcel.k8s.environment import LATEST, compatibility, configuration, parse_version, server_version
@@ -157,6 +158,7 @@ class Env:
             keyword_field_names = version >= (1, 31) or environment == "stored"
             literal_validators = config.literal_validators
             lenient_optional_or = config.lenient_optional_or
+            shared_macro_targets = config.shared_macro_targets
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
             homogeneous_literals = config.homogeneous_literals
@@ -171,6 +173,9 @@ class Env:
         # cel-go charges `has()` one unit; Kubernetes' base environment sets PresenceTestHasCost(false)
         self.presence_test_cost = 0 if kubernetes else 1
         self.lenient_optional_or = lenient_optional_or
+        # cel-go before v0.22 expanded optMap/optFlatMap with its target twice under the same ids: checked twice, a
+        # type variable in it conflicts with itself ("incompatible type already exists"), which rejects the rule
+        self.shared_macro_targets = shared_macro_targets
         chosen = list(libraries if libraries is not None else plain_cel_go_libraries())
         if messages is not None:
             from kcel.proto.library import protobuf_library
@@ -190,6 +195,10 @@ class Env:
         for library in self.libraries:
             for overload in library.overloads:
                 self._overloads.setdefault(overload.function, []).append(overload)
+        for function, order in DECLARATION_ORDER.items():  # the checker tries overloads in cel-go's order
+            if function in self._overloads:
+                rank = {overload_id: i for i, overload_id in enumerate(order)}
+                self._overloads[function].sort(key=lambda o: rank.get(o.id, len(rank)))
         self._library_types = {t.name: t for library in self.libraries for t in library.types}
         self.constants: dict[str, Any] = {n: v for library in self.libraries for n, v in library.constants.items()}
         self._struct_resolvers = tuple(lib.struct_types for lib in self.libraries if lib.struct_types is not None)

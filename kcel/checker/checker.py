@@ -47,6 +47,7 @@ from kcel.parser.ast import (
     Select,
     StructField,
 )
+from kcel.parser.unparser import unparse_node
 from kcel.values import Uint
 
 
@@ -55,6 +56,7 @@ class CheckerEnv(Protocol):
     homogeneous_literals: bool
     keyword_field_names: bool  # Kubernetes 1.31+: `self.namespace` selects the escaped `__namespace__`
     literal_validators: bool  # cel-go's duration/timestamp/regex literal validators (Kubernetes 1.29+)
+    shared_macro_targets: bool  # cel-go before v0.22: a node checked twice must get the very same type
 
     @property
     def variables(self) -> Mapping[str, CelType]: ...
@@ -171,6 +173,11 @@ class _Checker:
         return ERROR
 
     def set(self, node: Expr, t: CelType) -> CelType:
+        old = self.types.get(node.id)
+        if old is not None and old != t and self.env.shared_macro_targets:  # cel-go's setType, before v0.22
+            text = unparse_node(self.parsed, node)
+            self.error(node, f"incompatible type already exists for expression: {text}({node.id}) old:{old}, new:{t}")
+            return old
         self.types[node.id] = t
         return t
 
@@ -337,9 +344,10 @@ class _Checker:
                 self.chosen[node.id] = chosen
                 return known
         result, found = self.match_overloads(overloads, arg_types, member, concrete)
-        if result is None:
-            receiver = arg_types[0] if member else None
-            shown = arg_types[1:] if member else arg_types
+        if result is None:  # cel-go names a parameter still free `dyn` here
+            shown_types = [self.subst.resolve(t, to_dyn=True) for t in arg_types]
+            receiver = shown_types[0] if member else None
+            shown = shown_types[1:] if member else shown_types
             return self.error(node, errors.no_matching_overload(function, shown, receiver))
         self.chosen[node.id] = tuple(found)
         if resolutions is not None and not any(o.generic for o in overloads):  # nothing was bound: the same again

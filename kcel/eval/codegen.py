@@ -59,7 +59,7 @@ _BINARY_HELPERS = {
 _INLINE_OPERATORS: dict[str, tuple[str, bool]] = {
     **{f"{op}_{t}": (f"({{}} {sym} {{}})", t in ("string", "bytes"))
        for op, sym in (("less", "<"), ("less_equals", "<="), ("greater", ">"), ("greater_equals", ">="))
-       for t in ("int64", "uint64", "double", "string", "bytes")},
+       for t in ("int64", "uint64", "string", "bytes")},  # doubles: NaN cannot be ordered
     "add_int64": ("_add_int64({}, {})", False), "subtract_int64": ("_subtract_int64({}, {})", False),
     "add_double": ("({} + {})", False), "subtract_double": ("({} - {})", False),
     "multiply_double": ("({} * {})", False), "add_string": ("({} + {})", True),

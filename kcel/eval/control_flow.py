@@ -10,7 +10,7 @@ and the local variables of `cel.bind` and `cel.@block`. Each function takes the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from kcel.eval.writer import Writer
 from kcel.parser.ast import Call, Comprehension, Const, CreateList, Expr, Ident, Select
@@ -44,6 +44,7 @@ class Planner(Protocol):
     def cost(self, amount: int) -> None: ...
     def lookup(self, name: str) -> Local | None: ...
     def is_attribute(self, node: Expr) -> bool: ...
+    def constant(self, node: Expr) -> tuple[bool, Any]: ...
 
 
 # -- errors as values, branches ---------------------------------------------------------------
@@ -262,7 +263,8 @@ def _loop_append(cg: Planner, accu: Local, guard: Expr | None, element: Expr) ->
 
 def _append_element(cg: Planner, accu: Local, element: Expr) -> None:
     value = cg.gen(element)
-    cg.cost(1 + 10 + 1)  # read @result, the one-element list literal, `+`
+    folded = cg.optimize and cg.constant(element)[0]  # `[1.0]` is a constant list, built once for free
+    cg.cost(1 + (0 if folded else 10) + 1)  # read @result, the one-element list literal, `+`
     cg.flush()
     cg.w.line(f"{accu.py}.append({value})")
 

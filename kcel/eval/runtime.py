@@ -287,18 +287,27 @@ def _comparable(a: Any, b: Any) -> bool:
     return False
 
 
-_SIMPLE_ORDER = frozenset({str, int, float, bytes, Uint})
+_SIMPLE_ORDER = frozenset({str, int, bytes, Uint})  # doubles are not: NaN cannot be ordered
 
 
 def _operands(a: Any, b: Any) -> tuple[Any, Any]:
-    """Comparable operands; an int or uint meets a double as a double, as in cel-go."""
+    """Comparable operands; an int or uint meets a double as a double, as in cel-go. A NaN on the left fails
+    whatever the right is (cel-go's Double.Compare tests it first), on the right once the types compare."""
+    if type(a) is float and a != a:
+        raise EvalError(_NAN_ORDER)
     if not _comparable(a, b):
         raise EvalError("no such overload")
-    if type(a) is float and type(b) is not float:
+    if type(b) is float:
+        if b != b:
+            raise EvalError(_NAN_ORDER)
+        if type(a) is not float:
+            return float(a), b
+    elif type(a) is float:
         return a, float(b)
-    if type(b) is float and type(a) is not float:
-        return float(a), b
     return a, b
+
+
+_NAN_ORDER = "NaN values cannot be ordered"
 
 
 def less(a: Any, b: Any) -> bool:

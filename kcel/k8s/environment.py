@@ -119,6 +119,7 @@ class Configuration:
     homogeneous_literals: bool
     literal_validators: bool
     lenient_optional_or: bool  # cel-go before v0.28 (Kubernetes up to 1.36): `a.or(b)` with a non-optional `a` is `a`
+    shared_macro_targets: bool  # cel-go before v0.22 (Kubernetes up to 1.31): optMap's target checked twice, one ids
 
 
 # Library behaviour that changed with the API server's own code rather than with an environment option: an API
@@ -152,7 +153,9 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
         macros += loaded.macros
     homogeneous = any(o.homogeneous_literals for o in chosen)
     validators = any(o.literal_validators for o in chosen)
-    return Configuration(tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous, validators, server <= (1, 36))
+    return Configuration(
+        tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous, validators, server <= (1, 36), server < (1, 32)
+    )
 
 
 def _standard_operators(cross_type: bool, server: Version) -> Library:

@@ -117,6 +117,23 @@ def _logic() -> list[Overload]:
     ]
 
 
+_ORDER_SUFFIXES = ("bool", "int64", "int64_double", "int64_uint64", "uint64", "uint64_double", "uint64_int64", "double",
+                   "double_int64", "double_uint64", "string", "bytes", "timestamp", "duration")  # fmt: skip
+DECLARATION_ORDER: dict[str, tuple[str, ...]] = {
+    "_+_": ("add_bytes", "add_double", "add_duration_duration", "add_duration_timestamp", "add_timestamp_duration",
+            "add_int64", "add_list", "add_string", "add_uint64"),
+    "_-_": ("subtract_double", "subtract_duration_duration", "subtract_int64", "subtract_timestamp_duration",
+            "subtract_timestamp_timestamp", "subtract_uint64"),
+    "_*_": ("multiply_double", "multiply_int64", "multiply_uint64"),
+    "_/_": ("divide_double", "divide_int64", "divide_uint64"),
+    "-_": ("negate_double", "negate_int64"),
+    **{symbol: tuple(f"{name}_{suffix}" for suffix in _ORDER_SUFFIXES) for name, symbol, _ in _COMPARISONS},
+}  # fmt: skip
+"""The operators' overloads in cel-go's order of declaration (common/stdlib/standard.go, the same since v0.17): an
+operand whose type is still a parameter takes the type of the first overload it fits (`[][0] + [][1]` is bytes,
+`{}.c + duration('1s')` a duration)."""
+
+
 def cross_type_comparisons() -> frozenset[str]:
     """Overload ids that only exist with `CrossTypeNumericComparisons` (Kubernetes 1.28+)."""
     return frozenset(f"{name}_{suffix}" for name, _, _ in _COMPARISONS for suffix, _, _ in _CROSS)
@@ -128,4 +145,4 @@ def _all() -> tuple[Overload, ...]:
 
 LIBRARY = Library("operators", overloads=_all())
 
-__all__ = ["LIBRARY", "CelType", "cross_type_comparisons"]
+__all__ = ["DECLARATION_ORDER", "LIBRARY", "CelType", "cross_type_comparisons"]

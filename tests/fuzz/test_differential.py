@@ -104,14 +104,6 @@ KNOWN_DIFFERENCES: dict[str, KnownDifference] = {
         "checker/checker.go:578 `case types.DynKind, types.ErrorKind, types.TypeParamKind`",
         cpp_errors=("cannot be the range of a comprehension",),
     ),
-    "type_parameter_overloads": KnownDifference(
-        "an operand whose type is still a type parameter (`[][0]`, `{}[k]`) matches every overload it can; when "
-        "their result types differ the call's type is dyn: `(d + [][0]).getDayOfWeek()` type-checks",
-        "binds the type parameter to the first overload: `found no matching overload for 'getDayOfWeek' applied "
-        "to '(google.protobuf.Duration)'`",
-        "checker/checker.go:406-409 (`resultType = types.DynType` when the matching overloads' results differ)",
-        frozenset({"free_type"}), ("found no matching overload",),
-    ),
     "optional_dyn_element": KnownDifference(
         "an optional list element or map entry of type dyn (`[?dyn(l)[?0]]`) type-checks",
         "refuses it: `expected type 'optional_type(dyn)' but found 'dyn'`",
@@ -616,9 +608,6 @@ KNOWN_EXAMPLES: dict[str, tuple[str, CelType, set[str], Any]] = {
     "program_time_errors": ("false ? int('x') : 1", "int", set(), kcel.PlanError),
     "presence_test": ("has(dyn(1).a)", "bool", set(), False),
     "free_type_range": ("{}[2u].map(v, v + '')", ("list", "string"), set(), kcel.EvalError),
-    "type_parameter_overloads": (
-        "(duration('1s') + [][0]).getDayOfWeek()", "int", {"free_type"}, kcel.EvalError,
-    ),
     "optional_dyn_element": ("[?dyn([1])[?0]]", ("list", "int"), set(), [1]),
     "base64_spaces": ("base64.decode('YW Jj')", "bytes", {"base64_decode"}, kcel.EvalError),
     "double_text": ("string(double('inf'))", "string", {"double_text"}, "+Inf"),

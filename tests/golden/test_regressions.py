@@ -35,3 +35,61 @@ def test_plain_environment_costs_as_cel_go_without_kubernetes_estimator(expr: st
     assert plain.estimate_cost(program) == kcel.CostEstimate(cost, cost)
     kubernetes = kcel.Env(variables=variables, k8s_version="1.37")
     assert kubernetes.compile(expr).evaluate_with_cost(activation)[1] > cost
+
+
+@pytest.mark.parametrize("version", [None, "1.30", "1.37"])
+@pytest.mark.parametrize("expr", ["double('nan') < 1.0", "1 <= double('nan')", "dyn(1u) > double('nan')",
+                                  "double('nan') >= double('nan')", "dyn(double('nan')) < 'a'"])  # fmt: skip
+def test_nan_cannot_be_ordered(version: str | None, expr: str) -> None:
+    """cel-go's Double.Compare (and Int/Uint.Compare with a NaN): an error, not false; `'a' > double('nan')` stays
+    `no such overload` (the string compares first)."""
+    env = kcel.Env(k8s_version=version)
+    with pytest.raises(kcel.EvalError, match="NaN values cannot be ordered"):
+        env.compile(expr).evaluate({})
+    with pytest.raises(kcel.EvalError, match="no such overload"):
+        env.compile("dyn('a') > double('nan')").evaluate({})
+    assert env.compile("[1.0, double('nan')].max()").evaluate({}) == 1.0  # lists.max does not compare that way
+
+
+@pytest.mark.parametrize(("expr", "answer"), [
+    ("[][0] + [][1]", "bytes"),  # add_bytes is declared first
+    ("{}.c + duration('1s')", "google.protobuf.Duration"),  # add_duration_duration before add_timestamp_duration
+    ("{}['u'] * dyn(1)", "double"),
+    ("-([][0])", "double"),
+    ("[][0] - {}.a", "double"),
+    ("{}.transformMap(k, v, k + v)", "map(bytes, bytes)"),
+    ("([][0] + [][1]) + 'a'", "found no matching overload for '_+_' applied to '(bytes, string)'"),
+    ("(true ? (duration('1s') + optional.none().value()) : timestamp(0)) - timestamp(0)",
+     "found no matching overload for '_?_:_' applied to '(bool, duration, timestamp)'"),
+    ("optional.none().or(1)", "found no matching overload for 'or' applied to 'optional_type(dyn).(int)'"),
+])  # fmt: skip
+def test_a_free_type_parameter_takes_the_first_overload_cel_go_declares(expr: str, answer: str) -> None:
+    """cel-go tries overloads in declaration order and the first that fits binds the parameter; a parameter still
+    free when nothing fits is named `dyn`."""
+    for env in (kcel.Env(), kcel.Env(k8s_version="1.33"), kcel.Env(k8s_version="1.37")):  # transformMap: 1.33+
+        try:
+            assert str(env.compile(expr).output_type) == answer
+        except kcel.CompileError as err:
+            assert answer in str(err)
+
+
+@pytest.mark.parametrize(("version", "rejected"), [("1.30", True), ("1.31", True), ("1.32", False)])
+@pytest.mark.parametrize("expr", ["optional.none().optMap(v, 2)", "optional.of([]).optMap(v, v)",
+                                  "[?optional.none().optFlatMap(v, optional.of(1))]"])  # fmt: skip
+def test_opt_map_of_a_generic_target_is_rejected_before_cel_go_v0_22(version: str, rejected: bool, expr: str) -> None:
+    """cel-go before v0.22 put optMap's target into its expansion twice under the same ids; checked twice, a type
+    variable in it conflicts with itself, and the API server rejects the rule (1:14 and such, cel-go's position)."""
+    env = kcel.Env(k8s_version=version)
+    assert env.compile("optional.of(1).optMap(v, v + 1)").evaluate({}).value == 2
+    if rejected:
+        with pytest.raises(kcel.CompileError, match="incompatible type already exists for expression"):
+            env.compile(expr)
+    else:
+        env.compile(expr)
+
+
+@pytest.mark.parametrize(("expr", "cost"), [("[0, 1, 2].map(x, 1.0)", 7), ("[0, 1, 2].map(x, [1])", 7),
+                                            ("[0, 1, 2].map(x, x)", 40)])  # fmt: skip
+def test_a_constant_mapped_element_is_a_folded_list(expr: str, cost: int) -> None:
+    """`@result + [1.0]`: OptOptimize folds the one-element literal, which then costs nothing."""
+    assert kcel.Env(k8s_version="1.37").compile(expr).evaluate_with_cost({})[1] == cost
