@@ -12,8 +12,8 @@ from typing import Any
 
 from kcel.checker.decls import Overload
 from kcel.checker.types import CelType
-from kcel.errors import CostLimitExceeded, EvalError
-from kcel.eval.runtime import charge
+from kcel.errors import CostLimitExceeded
+from kcel.eval.runtime import charge, no_such_overload
 from kcel.values import Optional, TypedList, TypeValue, Uint
 
 Predicate = Callable[[Any], bool]
@@ -66,6 +66,7 @@ def predicate(cel_type: CelType) -> Predicate:
 def dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
     """One callable for all overloads of a function with the same arity and call style."""
     table = [(tuple(predicate(t) for t in o.args), o.impl) for o in overloads]
+    function = overloads[0].function
     if len(table) == 1:
         checks, impl = table[0]
         if all(c is _any for c in checks):
@@ -76,7 +77,7 @@ def dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
             def unary(a: Any) -> Any:
                 if check(a):
                     return impl(a)
-                raise EvalError("no such overload")
+                raise no_such_overload(function, (a,))
 
             return unary
 
@@ -88,7 +89,7 @@ def dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
             for check, impl in singles:
                 if check(a):
                     return impl(a)
-            raise EvalError("no such overload")
+            raise no_such_overload(function, (a,))
 
         return dispatch1
     if arity == 2:
@@ -98,7 +99,7 @@ def dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
             for first, second, impl in pairs:
                 if first(a) and second(b):
                     return impl(a, b)
-            raise EvalError("no such overload")
+            raise no_such_overload(function, (a, b))
 
         return dispatch2
 
@@ -106,7 +107,7 @@ def dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
         for checks, impl in table:
             if all(check(arg) for check, arg in zip(checks, args, strict=True)):
                 return impl(*args)
-        raise EvalError("no such overload")
+        raise no_such_overload(function, args)
 
     return dispatch
 
@@ -158,6 +159,7 @@ def metered_dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
     overload's own cost applies only where Kubernetes prices the function by name."""
     costs = [o.cost if len(overloads) == 1 else _cost_without_overload_id(o, overloads) for o in overloads]
     table = [(tuple(predicate(t) for t in o.args), o.impl, cost) for o, cost in zip(overloads, costs, strict=True)]
+    function = overloads[0].function
 
     def dispatch(meter: Meter, *args: Any) -> Any:
         for checks, impl, cost in table:
@@ -167,6 +169,6 @@ def metered_dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
                     return impl(*args)
                 return charge(meter, cost, impl, args)
         meter.add(1)  # cel-go charges the call whose result is "no such overload"
-        raise EvalError("no such overload")
+        raise no_such_overload(function, args)
 
     return dispatch

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kcel.errors import CostLimitExceeded, EvalError  # noqa: F401 (CostLimitExceeded: EXPORTED)
+from kcel.eval import overload_errors
 from kcel.eval.equality import cel_equals, has_exact_key, map_lookup
 from kcel.eval.gotext import go_text
 from kcel.eval.inputs import (  # noqa: F401 (EXPORTED, and what callers import from here)
@@ -222,7 +223,7 @@ def multiply(a: Any, b: Any) -> Any:
             return a * b
         if ta is Uint:
             return check_uint(a * b)
-    raise EvalError("no such overload")
+    raise no_such_overload("_*_", (a, b))
 
 
 def divide(a: Any, b: Any) -> Any:
@@ -234,7 +235,7 @@ def divide(a: Any, b: Any) -> Any:
             return divide_double(a, b)
         if ta is Uint:
             return divide_uint64(a, b)
-    raise EvalError("no such overload")
+    raise no_such_overload("_/_", (a, b))
 
 
 def modulo(a: Any, b: Any) -> Any:
@@ -244,7 +245,7 @@ def modulo(a: Any, b: Any) -> Any:
             return modulo_int64(a, b)
         if ta is Uint:
             return modulo_uint64(a, b)
-    raise EvalError("no such overload")
+    raise no_such_overload("_%_", (a, b))
 
 
 def negate(a: Any) -> Any:
@@ -264,10 +265,13 @@ def register_temporal(op: str, left: type, right: type, impl: Any) -> None:
     _TEMPORAL_OPS[(op, left, right)] = impl
 
 
+_OPERATOR_OF = {"add": "_+_", "subtract": "_-_", "negate": "-_"}
+
+
 def _temporal(op: str, a: Any, b: Any = None) -> Any:
     impl = _TEMPORAL_OPS.get((op, type(a), type(b)))
     if impl is None:
-        raise EvalError("no such overload")
+        raise no_such_overload(_OPERATOR_OF[op], (a,) if op == "negate" else (a, b))
     return impl(a) if b is None else impl(a, b)
 
 
@@ -290,13 +294,13 @@ def _comparable(a: Any, b: Any) -> bool:
 _SIMPLE_ORDER = frozenset({str, int, bytes, Uint})  # doubles are not: NaN cannot be ordered
 
 
-def _operands(a: Any, b: Any) -> tuple[Any, Any]:
+def _operands(a: Any, b: Any, function: str) -> tuple[Any, Any]:
     """Comparable operands; an int or uint meets a double as a double, as in cel-go. A NaN on the left fails
     whatever the right is (cel-go's Double.Compare tests it first), on the right once the types compare."""
     if type(a) is float and a != a:
         raise EvalError(_NAN_ORDER)
     if not _comparable(a, b):
-        raise EvalError("no such overload")
+        raise no_such_overload(function, (a, b))
     if type(b) is float:
         if b != b:
             raise EvalError(_NAN_ORDER)
@@ -313,28 +317,28 @@ _NAN_ORDER = "NaN values cannot be ordered"
 def less(a: Any, b: Any) -> bool:
     ta = type(a)
     if ta is not type(b) or ta not in _SIMPLE_ORDER:
-        a, b = _operands(a, b)
+        a, b = _operands(a, b, "_<_")
     return bool(a < b)
 
 
 def less_equals(a: Any, b: Any) -> bool:
     ta = type(a)
     if ta is not type(b) or ta not in _SIMPLE_ORDER:
-        a, b = _operands(a, b)
+        a, b = _operands(a, b, "_<=_")
     return bool(a <= b)
 
 
 def greater(a: Any, b: Any) -> bool:
     ta = type(a)
     if ta is not type(b) or ta not in _SIMPLE_ORDER:
-        a, b = _operands(a, b)
+        a, b = _operands(a, b, "_>_")
     return bool(a > b)
 
 
 def greater_equals(a: Any, b: Any) -> bool:
     ta = type(a)
     if ta is not type(b) or ta not in _SIMPLE_ORDER:
-        a, b = _operands(a, b)
+        a, b = _operands(a, b, "_>=_")
     return bool(a >= b)
 
 
@@ -482,7 +486,7 @@ def size(value: Any) -> int:
         or isinstance(value, (Mapping, TypedList, ListView))
     ):
         return len(value)
-    raise EvalError("no such overload")
+    raise no_such_overload("size", (value,))
 
 
 def iterate(value: Any) -> Any:
@@ -733,6 +737,11 @@ def type_name(value: Any) -> str:
     if isinstance(value, OBJECTS.classes):
         return OBJECTS.type_name(value)
     return str(getattr(value, "cel_type_name", type(value).__name__))
+
+
+def no_such_overload(function: str, args: Sequence[Any]) -> EvalError:
+    """cel-go's error for a call no overload of `function` takes at run time (kcel.eval.overload_errors)."""
+    return EvalError(overload_errors.no_such_overload(function, [type_name(a) for a in args]))
 
 
 def charge(meter: Any, cost: Any, impl: Any, args: tuple[Any, ...]) -> Any:

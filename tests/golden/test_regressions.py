@@ -93,3 +93,25 @@ def test_opt_map_of_a_generic_target_is_rejected_before_cel_go_v0_22(version: st
 def test_a_constant_mapped_element_is_a_folded_list(expr: str, cost: int) -> None:
     """`@result + [1.0]`: OptOptimize folds the one-element literal, which then costs nothing."""
     assert kcel.Env(k8s_version="1.37").compile(expr).evaluate_with_cost({})[1] == cost
+
+
+@pytest.mark.parametrize(("expr", "error"), [
+    ("dyn(null).size()", "no such overload: size"),  # no Sizer trait
+    ("dyn(true) + 1", "no such overload: _+_"),  # no Adder trait
+    ("dyn(1) + dyn('a')", "no such overload"),  # Int.Add rejects the string
+    ("-dyn('a')", "no such overload"),  # a string takes method calls (ReceiverType): its Receive answers
+    ("dyn(true) < 1", "no such overload"),
+    ("dyn(1).contains('a')", "no such overload"),  # type guards disabled: the binding checks
+    ("dyn(1).getHours()", "no such overload: getHours(int)"),  # a type guard names the arguments
+    ("dyn(1).charAt(0)", "no such overload: charAt(int, int)"),
+    ("dyn(1).substring(0, 1)", "no such overload: substring(int, int, int)"),
+    ("[].join(dyn(1))", "no such overload: join(list, int)"),
+    ("sets.contains(dyn(1), [1])", "no such overload: sets.contains(int, list)"),
+    ("quantity(dyn(1))", "no such overload: quantity(int)"),
+    ("dyn('a').isSorted()", "no such overload: isSorted(string)"),
+])  # fmt: skip
+def test_no_such_overload_in_cel_go_words(expr: str, error: str) -> None:
+    for version in ("1.30", "1.37"):
+        with pytest.raises(kcel.EvalError) as info:
+            kcel.Env(k8s_version=version).compile(expr).evaluate({})
+        assert str(info.value) == error
