@@ -65,7 +65,8 @@ ERRORS = [
     ("!dyn(x)", "no such overload"), ("int(['x'][0])", None), ("int([1e19][0])", None), ("uint([-1][0])", None),
     ("string([b'\\xff'][0])", None), ("optional.none().value()", None),
     ("[1, 0].exists_one(i, 1 / i > 0)", "division by zero"), ("1 / 0 > 1 && true", "division by zero"),
-    ("size(dyn(1))", "no such overload"), ("'a'.matches(['('][0])", "error parsing regexp: missing closing ): `(`"),
+    ("size(dyn(1))", "no such overload: size"),
+    ("'a'.matches(['('][0])", "error parsing regexp: missing closing ): `(`"),
 ]  # fmt: skip
 
 # Conversions of literals are computed when the program is built (cel-go's OptOptimize), and literal

@@ -371,7 +371,7 @@ class CodeGen:
             # The qualifiers cost (the chain's base identifier is free), and the test itself unless Kubernetes made it
             # free (PresenceTestHasCost(false)).
             operand = self.gen(node.operand)
-            self.cost((0 if self.is_attribute(node.operand) else 1) + self.decls.presence_test_cost)
+            self.cost((0 if self.plans_as_attribute(node.operand) else 1) + self.decls.presence_test_cost)
             if access is not None:
                 test = self.bind(access.test, "_has")
                 if access.key is None or not self.inline:
@@ -381,7 +381,7 @@ class CodeGen:
                 return f"(True if {found} else {test}({holder}))"
             return f"_has_field({operand}, {node.field!r}{self.presence})"
         operand = self.gen(node.operand)
-        self.cost(1 if self.is_attribute(node.operand) else 2)
+        self.cost(1 if self.plans_as_attribute(node.operand) else 2)
         if access is not None:
             t = self.types.get(node.operand.id)
             if t is not None and t.name == "optional_type":  # `opt.field` stays optional (chained optionals)
@@ -446,8 +446,18 @@ class CodeGen:
             text = f"{equals}({left}, {right})"
         return text if node.function == "_==_" else f"(not {text})"
 
+    def plans_as_attribute(self, node: Expr) -> bool:
+        """Whether cel-go's planner makes `node` an attribute, to which a selection or index adds a qualifier (1);
+        on anything else it starts a relative attribute (1 more). A chain on a call (`dyn(m).a.b`) is one relative
+        attribute with two qualifiers."""
+        if isinstance(node, Select):
+            return not node.test_only
+        if isinstance(node, Call):  # a conditional is an attribute over its branches
+            return node.function in ("_[_]", "_?._", "_[?_]", "_?_:_")
+        return isinstance(node, Ident)
+
     def is_attribute(self, node: Expr) -> bool:
-        """cel-go charges an extra step when selecting from something that is not an attribute."""
+        """Whether `node` is a chain of selections and indexes on a name (cel-go's absolute attribute)."""
         while isinstance(node, (Select, Call)):
             if isinstance(node, Call):
                 if node.function not in ("_[_]", "_?._", "_[?_]"):
@@ -499,11 +509,13 @@ class CodeGen:
             return f"_negate({operand})"
         if fn == "_?._":
             (operand,) = self.gen_args(node.args[:1])
-            self.cost(1)
+            self.cost(1 if self.plans_as_attribute(node.args[0]) else 2)
             access = self.schema_field(node.args[0], _field_of(node))
             if access is not None:
-                return f"{self.bind(access.read_optional, '_opt')}({operand})"
-            return f"_optional_select({operand}, {self.const(_field_of(node))}{self.presence})"
+                return self.optional_qualifier(self.bind(access.read_optional, "_opt"), operand)
+            return self.optional_qualifier(
+                "_optional_select", f"{operand}, {self.const(_field_of(node))}{self.presence}"
+            )
         if fn == "@in" and self.optimize and _constant_strings(node.args[1]):
             return self.in_constant_strings(node)
         if fn == "@in" and self.loops and not self.metered and not self.traced and self.read_from_input(node.args[1]):
@@ -557,15 +569,25 @@ class CodeGen:
         if fn in ("_==_", "_!=_") and self.schema_object(node.args[0]) is not None:
             return self.schema_equals(node, left, right)
         if fn in ("_[_]", "_[?_]"):
-            self.cost(1 if self.is_attribute(node.args[0]) else 2)
+            self.cost(1 if self.plans_as_attribute(node.args[0]) else 2)
             if fn == "_[_]" and self.is_plain_data(node.args[0]) and _is_string_const(node.args[1]):
                 return f"{left}[{right}]"
+            if fn == "_[?_]":
+                return self.optional_qualifier(f"_{helper}", f"{left}, {right}{self.presence}")
             return f"_{helper}({left}, {right}{self.presence})"
         if self.metered and fn in _SIZED_OPERATORS:
             self.namespace.setdefault("_metered", _metered_module())
             return f"_metered.{helper}(_m, {left}, {right})"
         self.cost(1)
         return f"_{helper}({left}, {right})"
+
+    def optional_qualifier(self, function: str, args: str) -> str:
+        """`x.?f`, `x[?k]`: cel-go's tracker charges the qualifier only when it finds something (or fails)."""
+        if not self.metered or self.uncharged:
+            return f"{function}({args})"
+        self.pending -= 1  # the qualifier's own unit, charged by the helper instead
+        self.namespace.setdefault("_metered", _metered_module())
+        return f"_metered.optional_qualifier(_m, {function}, {args})"
 
     def check_constant_key(self, key: Expr) -> None:
         """cel-go makes a qualifier of a constant index when planning: null, bytes or a (folded) list cannot be one,

@@ -102,6 +102,19 @@ def in_cost(item: Any, container: Any) -> int:
     return len(container) if isinstance(container, Sized) and not isinstance(container, Mapping) else 1
 
 
+def optional_qualifier(meter: Meter, qualify: Callable[..., Optional], *args: Any) -> Optional:
+    """An optional selection or index: cel-go observes the qualifier only when the value is present or the
+    qualification fails (evalWatchConstQual.QualifyIfPresent); an absent one costs nothing."""
+    try:
+        found = qualify(*args)
+    except runtime.CEL_ERRORS:
+        meter.add(1)
+        raise
+    if found.has_value():
+        meter.add(1)
+    return found
+
+
 def in_container(meter: Meter, item: Any, container: Any) -> bool:
     meter.add(in_cost(item, container))
     return runtime.in_container(item, container)

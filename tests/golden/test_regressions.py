@@ -115,3 +115,22 @@ def test_no_such_overload_in_cel_go_words(expr: str, error: str) -> None:
         with pytest.raises(kcel.EvalError) as info:
             kcel.Env(k8s_version=version).compile(expr).evaluate({})
         assert str(info.value) == error
+
+
+@pytest.mark.parametrize(("expr", "cost"), [
+    ("dyn(m).a", 4),  # m, dyn(), the relative attribute, its qualifier
+    ("dyn(ml).a[0]", 5),  # one relative attribute, two qualifiers (not two attributes)
+    ("(flag ? m : m).a", 2),  # a conditional is an attribute: flag and the qualifier
+    ("dyn(m).?a.value()", 5),
+    ("m.?a.orValue(1)", 2),
+    ("m.?c.orValue(y)", 2),  # an absent optional qualifier is not observed; y is
+    ("{}.?b", 1),
+    ("l[?5]", 1),
+    ("l[?0]", 2),
+])  # fmt: skip
+def test_attributes_and_qualifiers_cost_as_cel_go_plans_them(expr: str, cost: int) -> None:
+    variables = {"m": "map(string, int)", "ml": "map(string, list(int))", "l": "list(int)", "flag": "bool", "y": "int"}
+    activation = {"m": {"a": 1}, "ml": {"a": [1]}, "l": [1, 2, 3], "flag": True, "y": -3}
+    for version in (None, "1.37"):
+        program = kcel.Env(variables=variables, k8s_version=version).compile(expr)
+        assert program.evaluate_with_cost(activation)[1] == cost
