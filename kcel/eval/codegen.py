@@ -73,6 +73,7 @@ _TYPE_CONVERSIONS = frozenset(
 # Functions whose runtime cost is not 1: metered programs call the costed variant (kcel.eval.metered).
 _MAX_NESTED_CAPTURES = 8
 _SIZED_OPERATORS = frozenset({"_+_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
+_SET_ELEMENTS = frozenset({bool, int, Uint, float, str})  # cel-go's primitive types a membership set takes
 
 
 class Declarations(Protocol):
@@ -222,8 +223,8 @@ class CodeGen:
         if isinstance(node, Call):
             if node.function in _TYPE_CONVERSIONS:
                 folded, value = self.constant(node)
-                if folded:
-                    return self.const(value)
+                if folded:  # a map (`dyn({...})`, the identity) is built afresh, as a dict is mutable
+                    return self.gen(node.args[0]) if isinstance(value, dict) else self.const(value)
             return self.call(node, tolerant)
         if isinstance(node, CreateList):
             return self.create_list(node)
@@ -248,7 +249,15 @@ class CodeGen:
         if isinstance(node, CreateList) and not node.optional_indices:
             values = [self.constant(e) for e in node.elements]
             return (True, tuple(v for _, v in values)) if all(ok for ok, _ in values) else (False, None)
-        if isinstance(node, CreateMap) and node.entries and not any(e.optional for e in node.entries):
+        if isinstance(node, Ident) and self.lookup(node.name) is None:  # a type name is a constant (`type(int)`)
+            if not any(self.decls.is_variable(c) or c in self.decls.constants for c in self.candidates(node.name)):
+                found = (self.decls.type_value(c) for c in self.candidates(node.name))
+                type_value = next((t for t in found if t is not None), None)
+                return (True, type_value) if type_value is not None else (False, None)
+            return False, None
+        if isinstance(node, CreateMap) and not node.entries:
+            return True, {}
+        if isinstance(node, CreateMap) and not any(e.optional for e in node.entries):
             keys = [self.constant(e.key) for e in node.entries]
             values = [self.constant(e.value) for e in node.entries]
             if all(ok for ok, _ in keys + values):
@@ -516,8 +525,10 @@ class CodeGen:
             return self.optional_qualifier(
                 "_optional_select", f"{operand}, {self.const(_field_of(node))}{self.presence}"
             )
-        if fn == "@in" and self.optimize and _constant_strings(node.args[1]):
-            return self.in_constant_strings(node)
+        if fn == "@in" and self.optimize:
+            folded, elements = self.constant(node.args[1])
+            if folded and isinstance(elements, tuple) and all(e.__class__ in _SET_ELEMENTS for e in elements):
+                return self.in_constant_set(node, elements)
         if fn == "@in" and self.loops and not self.metered and not self.traced and self.read_from_input(node.args[1]):
             item, container = self.gen_args(node.args)
             index = self.temp("_mi")
@@ -648,10 +659,15 @@ class CodeGen:
     def _concrete(self, t: CelType | None) -> bool:
         return t is not None and t.kind not in ("dyn", "param", "error") and all(map(self._concrete, t.params))
 
-    def in_constant_strings(self, node: Call) -> str:
+    def in_constant_set(self, node: Call, elements: tuple[Any, ...]) -> str:
+        """`x in [1, 2]`: cel-go's planner makes a constant list of primitives (bytes aside) a set, whose test costs
+        nothing; an empty one is `false` without evaluating `x` (maybeOptimizeSetMembership)."""
+        if not elements:
+            return "False"
         (item,) = self.gen_args(node.args[:1])
-        elements = frozenset(_const_values(node.args[1]))
-        return f"_in_set({item}, {self.bind(elements, '_set')})"
+        if all(e.__class__ is str for e in elements):
+            return f"_in_set({item}, {self.bind(frozenset(elements), '_set')})"
+        return f"_in_container({item}, {self.bind(list(elements), '_list')})"
 
     def function_call(self, node: Call) -> str:
         function, args = names.resolve_function(
@@ -718,18 +734,12 @@ class CodeGen:
 
     def create_map(self, node: CreateMap) -> str:
         parts = self.gen_args([x for entry in node.entries for x in (entry.key, entry.value)])
-        constant = all(isinstance(x, Const) for e in node.entries for x in (e.key, e.value))
-        folded = self.optimize and constant and not any(e.optional for e in node.entries)
-        self.cost(0 if folded else 30)  # OptOptimize folds a constant map
+        # OptOptimize folds a constant map (nested ones too); it is still built afresh, as a dict is mutable
+        self.cost(0 if self.optimize and self.constant(node)[0] else 30)
         pairs = [f"({parts[2 * i]}, {parts[2 * i + 1]}, {entry.optional})" for i, entry in enumerate(node.entries)]
         if not pairs:
             return "{}"
         return f"_make_map_optional([{', '.join(pairs)}])"
-
-
-def _const_values(node: Expr) -> list[Any]:
-    assert isinstance(node, CreateList)
-    return [e.value for e in node.elements if isinstance(e, Const)]
 
 
 def _is_attribute_name(name: str | None) -> bool:
@@ -745,15 +755,6 @@ def _field_of(node: Call) -> str:
 
 def _is_string_const(node: Expr) -> bool:
     return isinstance(node, Const) and type(node.value) is str
-
-
-def _constant_strings(node: Expr) -> bool:
-    return (
-        isinstance(node, CreateList)
-        and not node.optional_indices
-        and bool(node.elements)
-        and all(_is_string_const(e) for e in node.elements)
-    )
 
 
 def _metered_module() -> Any:

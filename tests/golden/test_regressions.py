@@ -134,3 +134,20 @@ def test_attributes_and_qualifiers_cost_as_cel_go_plans_them(expr: str, cost: in
     for version in (None, "1.37"):
         program = kcel.Env(variables=variables, k8s_version=version).compile(expr)
         assert program.evaluate_with_cost(activation)[1] == cost
+
+
+@pytest.mark.parametrize(("expr", "cost", "value"), [
+    ("x in [1, 2, 3]", 1, False),  # a constant list of primitives is a set: the test itself costs nothing
+    ("dyn(x) in [7.0]", 2, True),
+    ("x in []", 0, False),  # an empty one is false, and x is not even read
+    ("(1/0) in []", 0, False),
+    ("b in [b'a']", 2, False),  # bytes are not hashed: the list is scanned
+    ("{'a': {'b': 1}}.a.b", 3, 1),  # nested constant maps fold
+    ("{dyn(1.5): 1}[1.5]", 2, 1),
+    ("type(int) == type", 1, True),
+    ("dyn({}).size()", 1, 0),
+])  # fmt: skip
+def test_constant_folding_costs_as_cel_go_optimizes(expr: str, cost: int, value: object) -> None:
+    for version in (None, "1.30", "1.37"):
+        env = kcel.Env(variables={"x": "int", "b": "bytes"}, k8s_version=version)
+        assert env.compile(expr).evaluate_with_cost({"x": 7, "b": b"ab"}) == (value, cost)
