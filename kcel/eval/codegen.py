@@ -113,9 +113,14 @@ class CodeGen:
         optimize: bool = True,
         traced: bool = False,
         inline: bool = True,
+        exact_failures: bool = False,
     ) -> None:
         self.parsed = parsed
         self.traced = traced and not metered
+        # Metered, for an evaluation that failed: cel-go's cost of the failure. Each step is charged just before it
+        # runs (not a block's sum up front), every operand of a unary or binary call is evaluated before the call
+        # fails, and a list, map or message literal whose element failed is still charged.
+        self.exact_failures = exact_failures and metered
         # `x["f"]` for a field of plain data, where a Python TypeError stands for cel-go's error; without it every
         # selection goes through the runtime helpers, which give cel-go's exact errors (kcel.eval.program).
         self.inline = inline and not self.traced
@@ -209,7 +214,7 @@ class CodeGen:
             self.depth -= 1
         if self.traced:
             text = f"_m.see({node.id}, lambda: {text})"
-        if self.depth % _SPILL_DEPTH or _SIMPLE.match(text):
+        if (self.depth % _SPILL_DEPTH and not self.exact_failures) or _SIMPLE.match(text):
             return text
         return self.spill(text)
 
@@ -509,11 +514,11 @@ class CodeGen:
         if fn == "@not_strictly_false":
             return control_flow.not_strictly_false(self, node.args[0])
         if fn == "!_":
-            (operand,) = self.gen_args(node.args)
+            (operand,) = self.operands(node.args)
             self.cost(1)
             return f"_logical_not({operand})"
         if fn == "-_":
-            (operand,) = self.gen_args(node.args)
+            (operand,) = self.operands(node.args)
             self.cost(1)
             return f"_negate({operand})"
         if fn == "_?._":
@@ -571,6 +576,10 @@ class CodeGen:
         template = self.inline_template(node)
         if template is None and self.metered and fn in _SIZED_OPERATORS:
             left, right = self.costed_operands(node.args, _metered_module().OPERATOR_COSTS[fn])
+        elif fn not in ("_[_]", "_[?_]"):
+            left, right = self.operands(node.args)
+        elif self.exact_failures and not qualifier and not isinstance(key, Const):
+            left, right = control_flow.computed_key(self, node)
         else:
             left, right = self.gen_args(node.args, free=key if qualifier else None)
         helper = _BINARY_HELPERS[fn]
@@ -621,6 +630,11 @@ class CodeGen:
         if self.metered and sized:
             return None  # the cost depends on the operands' sizes: use the metered helper
         return template
+
+    def operands(self, nodes: Sequence[Expr]) -> list[str]:
+        """Operands of a call that costs 1: when failures are exact, each is evaluated and the call charged even if
+        one failed (as `costed_operands`)."""
+        return self.costed_operands(nodes, None) if self.exact_failures else self.gen_args(nodes)
 
     def costed_operands(self, nodes: Sequence[Expr], cost: Any) -> list[str]:
         """Operands of a metered call whose cost depends on them (`cost(args, result)`, None for 1).
@@ -687,7 +701,7 @@ class CodeGen:
         static = len(chosen) == 1 and len(overloads) == 1 and self.statically_typed(args)
         costed = self.metered and overloads and (not static or overloads[0].cost is not None)
         only_cost = overloads[0].cost if len(overloads) == 1 else None
-        texts = self.costed_operands(args, only_cost) if costed else self.gen_args(args)
+        texts = self.costed_operands(args, only_cost) if costed or self.exact_failures else self.gen_args(args)
         # The checker fixed the overload: call it without runtime dispatch.
         if static:
             overload = overloads[0]
@@ -707,11 +721,17 @@ class CodeGen:
         impl = self.bind(dispatcher(overloads), "_f")
         return f"{impl}({', '.join(texts)})"
 
+    def elements(self, nodes: Sequence[Expr], base_cost: int) -> list[str]:
+        """A literal's elements in order (kcel.eval.control_flow.literal_elements)."""
+        if not self.exact_failures or not base_cost or self.captures >= _MAX_NESTED_CAPTURES:
+            return self.gen_args(nodes)
+        return control_flow.literal_elements(self, nodes, base_cost)
+
     def create_list(self, node: CreateList) -> str:
         folded, value = self.constant(node)
         if folded:  # OptOptimize builds a constant list once, and it costs nothing
             return self.bind(value, "_list")
-        items = self.gen_args(node.elements)
+        items = self.elements(node.elements, 10)
         self.cost(10)
         if not node.optional_indices:
             return f"[{', '.join(items)}]"
@@ -727,15 +747,16 @@ class CodeGen:
             declared = next((s for s in found if s is not None), None)
         if declared is None:
             return f"_raise({self.bind(EvalError(f'unknown type: {node.type_name}'))})"
-        values = self.gen_args([f.value for f in node.fields])
+        values = self.elements([f.value for f in node.fields], 40)
         self.cost(40)  # cel-go StructCreateBaseCost
         entries = ", ".join(f"({f.name!r}, {v}, {f.optional})" for f, v in zip(node.fields, values, strict=True))
         return f"_make_struct({self.bind(declared.construct, '_new')}, [{entries}])"
 
     def create_map(self, node: CreateMap) -> str:
-        parts = self.gen_args([x for entry in node.entries for x in (entry.key, entry.value)])
         # OptOptimize folds a constant map (nested ones too); it is still built afresh, as a dict is mutable
-        self.cost(0 if self.optimize and self.constant(node)[0] else 30)
+        base = 0 if self.optimize and self.constant(node)[0] else 30
+        parts = self.elements([x for entry in node.entries for x in (entry.key, entry.value)], base)
+        self.cost(base)
         pairs = [f"({parts[2 * i]}, {parts[2 * i + 1]}, {entry.optional})" for i, entry in enumerate(node.entries)]
         if not pairs:
             return "{}"

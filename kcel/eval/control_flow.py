@@ -9,6 +9,7 @@ and the local variables of `cel.bind` and `cel.@block`. Each function takes the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -45,6 +46,9 @@ class Planner(Protocol):
     def lookup(self, name: str) -> Local | None: ...
     def is_attribute(self, node: Expr) -> bool: ...
     def constant(self, node: Expr) -> tuple[bool, Any]: ...
+    def plans_as_attribute(self, node: Expr) -> bool: ...
+    def spill(self, text: str) -> str: ...
+    def gen_args(self, nodes: Sequence[Expr], free: Expr | None = None) -> list[str]: ...
 
 
 # -- errors as values, branches ---------------------------------------------------------------
@@ -66,6 +70,38 @@ def capture(cg: Planner, node: Expr, into: str) -> None:
     cg.w.line("except _CEL_ERRORS as _e:")
     with cg.w.indent():
         cg.w.line(f"{into} = _e")
+
+
+def literal_elements(cg: Planner, nodes: Sequence[Expr], base_cost: int) -> list[str]:
+    """A literal's elements when failures are exact: cel-go charges a list, map or message literal whose element
+    failed all the same (its constructor is observed whatever the elements gave)."""
+    cg.flush()
+    cg.w.line("try:")
+    cg.captures += 1
+    with cg.w.indent():
+        texts = cg.gen_args(nodes)  # each a name: with exact failures every node is spilled
+        cg.flush()
+        cg.w.line("pass")
+    cg.captures -= 1
+    cg.w.line("except _CostLimitExceeded:")
+    cg.w.line("    raise")
+    cg.w.line("except _CEL_ERRORS:")
+    cg.w.line(f"    _m.add({base_cost})")
+    cg.w.line("    raise")
+    return texts
+
+
+def computed_key(cg: Planner, node: Call) -> tuple[str, str]:
+    """`m[f(x)]` when failures are exact: the key is a qualifier cel-go observes even when computing it failed (an
+    optional one only when something is found)."""
+    operand = cg.spill(cg.gen(node.args[0]))
+    key = cg.temp()
+    capture(cg, node.args[1], key)
+    charged = (1 if cg.plans_as_attribute(node.args[0]) else 2) - (node.function == "_[?_]")
+    cg.w.line(f"if isinstance({key}, BaseException):")
+    cg.w.line(f"    _m.add({charged})" if charged else "    pass")
+    cg.w.line(f"    raise {key}")
+    return operand, key
 
 
 def logic(cg: Planner, node: Call, tolerant: bool) -> str:

@@ -103,13 +103,9 @@ def in_cost(item: Any, container: Any) -> int:
 
 
 def optional_qualifier(meter: Meter, qualify: Callable[..., Optional], *args: Any) -> Optional:
-    """An optional selection or index: cel-go observes the qualifier only when the value is present or the
-    qualification fails (evalWatchConstQual.QualifyIfPresent); an absent one costs nothing."""
-    try:
-        found = qualify(*args)
-    except runtime.CEL_ERRORS:
-        meter.add(1)
-        raise
+    """An optional selection or index: cel-go observes the qualifier only when the value is present
+    (evalWatchConstQual.QualifyIfPresent); an absent one, or one that fails, costs nothing."""
+    found = qualify(*args)
     if found.has_value():
         meter.add(1)
     return found

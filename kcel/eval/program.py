@@ -11,7 +11,7 @@ from typing import Any
 
 from kcel.checker.checker import Checked
 from kcel.checker.types import DYN, CelType
-from kcel.errors import CelError, EvalError
+from kcel.errors import CelError, CostLimitExceeded, EvalError
 from kcel.eval.codegen import CodeGen, Declarations, Plan
 from kcel.eval.dispatch import Meter
 from kcel.eval.inputs import UnboundVariable
@@ -53,6 +53,7 @@ class Program:
     _metered: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
     _traced: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
     _exact: dict[bool, CompiledFunction] = field(init=False, repr=False, default_factory=dict)
+    _failing: list[CompiledFunction] = field(init=False, repr=False, default_factory=list)
 
     def __post_init__(self) -> None:
         # Planning happens now, so that a program that cannot be built fails here (PlanError); turning the
@@ -132,11 +133,51 @@ class Program:
         except (KeyError, TypeError, AttributeError, OperandTypeError, RecursionError) as err:
             error = _too_deep() if isinstance(err, RecursionError) else _final_error(err)
             error.cost = meter.cost
+            raise self._cost_of_failure(error, activation or _EMPTY, meter.limit) from None
+        except CostLimitExceeded:
+            if math.isinf(meter.limit):
+                raise
+            # The metered plan charges a block's cost before running it, so it may stop where cel-go's evaluation
+            # fails first (or on another branch of the failure) without reaching the limit: ask the exact plan.
+            return self._exactly(activation or _EMPTY, meter.limit)
+        except EvalError as err:
+            err.cost = meter.cost
+            raise self._cost_of_failure(err, activation or _EMPTY, meter.limit) from None
+        return value, meter.cost
+
+    def _cost_of_failure(self, error: EvalError, activation: Mapping[str, Any], limit: float) -> EvalError:
+        """The error with what cel-go spent before it (Kubernetes charges that to the budget), or the cost limit
+        cel-go reached first."""
+        try:
+            self._exactly(activation, limit)
+        except CostLimitExceeded as exceeded:
+            return exceeded
+        except EvalError as exact:
+            error.cost = exact.cost
+        return error
+
+    def _exactly(self, activation: Mapping[str, Any], limit: float) -> tuple[Any, int]:
+        """Evaluate with the plan that charges every step when cel-go's tracker does: just before it runs (not a
+        block's sum up front), every operand of a unary or binary call before the call fails, and a literal whose
+        element failed. Slower; for evaluations that fail or reach the limit, whose cost the metered plan only
+        approximates. Errors carry their cost."""
+        if not self._failing:  # built on first use; a race only compiles it twice
+            codegen = CodeGen(
+                self.parsed, self.declarations, True, self.checked, self.optimize, inline=False, exact_failures=True
+            )
+            self._failing.append(_compile(codegen.plan("_kcel_eval_failing"), "failing"))
+        meter = Meter(limit)
+        try:
+            return self._failing[0].function(activation, meter), meter.cost
+        except CostLimitExceeded:
+            raise
+        except (KeyError, TypeError, AttributeError, OperandTypeError, RecursionError) as err:
+            error = _too_deep() if isinstance(err, RecursionError) else _final_error(err)
+            error.cost = meter.cost
             raise error from None
         except EvalError as err:
-            err.cost = meter.cost  # what was spent before the error (Kubernetes charges it to the budget)
+            err.cost = meter.cost
             raise
-        return value, meter.cost
 
     def explain(self, activation: Mapping[str, Any] | None = None) -> Explanation:
         """Evaluate once more, recording what every subexpression gave and what decided `&&`, `||`, `?:` and

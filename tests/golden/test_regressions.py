@@ -151,3 +151,24 @@ def test_constant_folding_costs_as_cel_go_optimizes(expr: str, cost: int, value:
     for version in (None, "1.30", "1.37"):
         env = kcel.Env(variables={"x": "int", "b": "bytes"}, k8s_version=version)
         assert env.compile(expr).evaluate_with_cost({"x": 7, "b": b"ab"}) == (value, cost)
+
+
+@pytest.mark.parametrize(("expr", "cost", "error"), [
+    ("!(x / 0 == 1)", 4, "division by zero"),  # `==` and `!` are charged although their operand failed
+    ("{}.a[-1]", 2, "no such key: a"),  # the qualifier after the failing one is never evaluated, nor charged
+    ("[x / 0 == 1, true].exists(y, y)", 13, "division by zero"),  # the literal is charged, its element failed
+    ("x / 0 + l.size()", 5, "division by zero"),  # both operands of a binary call are evaluated
+    ("m[string(x / 0)]", 5, "division by zero"),  # a computed key is a qualifier, observed though it failed
+    ("m[?string(x / 0)]", 4, "division by zero"),  # an optional one is not
+    ("{'a': x / 0}", 32, "division by zero"),
+])  # fmt: skip
+def test_failures_cost_what_cel_go_charges(expr: str, cost: int, error: str) -> None:
+    variables = {"x": "int", "l": "list(int)", "m": "map(string, int)"}
+    activation = {"x": 7, "l": [1], "m": {"a": 1}}
+    for version in (None, "1.37"):
+        program = kcel.Env(variables=variables, k8s_version=version).compile(expr)
+        with pytest.raises(kcel.EvalError, match=error) as info:
+            program.evaluate_with_cost(activation)
+        assert info.value.cost == cost
+        with pytest.raises(kcel.EvalError, match=error):  # the limit at the cost spent does not change the outcome
+            program.evaluate_with_cost(activation, cost_limit=cost)
