@@ -28,7 +28,7 @@ from kcel.checker.checker import Checked
 from kcel.checker.decls import Overload, StructType
 from kcel.checker.types import CelType
 from kcel.errors import EvalError, PlanError
-from kcel.eval import control_flow, inputs, runtime
+from kcel.eval import control_flow, folding, inputs, runtime
 from kcel.eval.control_flow import Local
 from kcel.eval.dispatch import dispatcher, metered_dispatcher
 from kcel.eval.writer import Writer
@@ -66,10 +66,6 @@ _INLINE_OPERATORS: dict[str, tuple[str, bool]] = {
 }  # fmt: skip
 # Types whose values compare alike under Python's `==` and CEL's (two bools, two ints, two strings...).
 _PYTHON_EQUALITY = frozenset({"bool", "int", "uint", "double", "string", "bytes"})
-# cel-go's IsTypeConversionFunction: with a constant argument these are folded when planning.
-_TYPE_CONVERSIONS = frozenset(
-    {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"}
-)
 # Functions whose runtime cost is not 1: metered programs call the costed variant (kcel.eval.metered).
 _MAX_NESTED_CAPTURES = 8
 _SIZED_OPERATORS = frozenset({"_+_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
@@ -143,6 +139,7 @@ class CodeGen:
         self.depth = 0  # nesting of gen() calls
         self.uncharged = 0  # > 0 while generating what cel-go evaluates without charging (attribute qualifiers)
         self.captures = 0  # `try` blocks of `capture` around the code being generated
+        self.resolved_attribute: int | None = None  # a `?:` branch cel-go resolves, not evaluates: not charged itself
         self.loops = 0  # comprehension loops around the code being generated
         self.preamble: list[str] = []  # statements at the start of the function, after reading the variables
         # cel-go's EnableErrorOnBadPresenceTest (cel-spec's conformance environment sets it, Kubernetes does not):
@@ -226,7 +223,7 @@ class CodeGen:
         if isinstance(node, Select):
             return self.select(node)
         if isinstance(node, Call):
-            if node.function in _TYPE_CONVERSIONS:
+            if node.function in folding.TYPE_CONVERSIONS:
                 folded, value = self.constant(node)
                 if folded:  # a map (`dyn({...})`, the identity) is built afresh, as a dict is mutable
                     return self.gen(node.args[0]) if isinstance(value, dict) else self.const(value)
@@ -241,51 +238,8 @@ class CodeGen:
         return self.create_struct(node)
 
     def constant(self, node: Expr) -> tuple[bool, Any]:
-        """Whether the planner folds `node` to a value, and the value (cel-go's OptOptimize).
-
-        Literals, list literals of constants, and type conversions of constants (`int('1')`,
-        `duration('1s')`, `dyn([])`) are computed once here; a conversion that fails makes the
-        program fail to build, as cel-go's does.
-        """
-        if isinstance(node, Const):
-            return True, node.value
-        if not self.optimize:
-            return False, None
-        if isinstance(node, CreateList) and not node.optional_indices:
-            values = [self.constant(e) for e in node.elements]
-            return (True, tuple(v for _, v in values)) if all(ok for ok, _ in values) else (False, None)
-        if isinstance(node, Ident) and self.lookup(node.name) is None:  # a type name is a constant (`type(int)`)
-            if not any(self.decls.is_variable(c) or c in self.decls.constants for c in self.candidates(node.name)):
-                found = (self.decls.type_value(c) for c in self.candidates(node.name))
-                type_value = next((t for t in found if t is not None), None)
-                return (True, type_value) if type_value is not None else (False, None)
-            return False, None
-        if isinstance(node, CreateMap) and not node.entries:
-            return True, {}
-        if isinstance(node, CreateMap) and not any(e.optional for e in node.entries):
-            keys = [self.constant(e.key) for e in node.entries]
-            values = [self.constant(e.value) for e in node.entries]
-            if all(ok for ok, _ in keys + values):
-                try:  # a map literal that fails to build (a repeated key) is left to fail when evaluated
-                    return True, runtime.make_map_optional(
-                        [(k, v, False) for (_, k), (_, v) in zip(keys, values, strict=True)]
-                    )
-                except EvalError:
-                    return False, None
-        if (
-            isinstance(node, Call)
-            and node.function in _TYPE_CONVERSIONS
-            and node.target is None
-            and len(node.args) == 1
-        ):
-            ok, value = self.constant(node.args[0])
-            overloads = [o for o in self.decls.overloads(node.function) if len(o.args) == 1 and not o.member]
-            if ok and overloads:
-                try:
-                    return True, dispatcher(overloads)(value)
-                except EvalError as err:
-                    raise PlanError(str(err)) from None
-        return False, None
+        """Whether the planner folds `node` to a value, and the value (kcel.eval.folding)."""
+        return folding.constant(self, node) if self.optimize or isinstance(node, Const) else (False, None)
 
     def check_constants(self, overloads: Sequence[Overload], args: Sequence[Expr]) -> None:
         """Run the overloads' plan-time checks on literal arguments (a bad regex fails the program)."""
@@ -318,6 +272,15 @@ class CodeGen:
         return names.candidates(name, self.decls.container)
 
     def ident(self, node: Ident, tolerant: bool) -> str:
+        if node.id == self.resolved_attribute:
+            self.uncharged += 1
+            try:
+                return self.named(node, tolerant)
+            finally:
+                self.uncharged -= 1
+        return self.named(node, tolerant)
+
+    def named(self, node: Ident, tolerant: bool) -> str:
         local = self.lookup(node.name)
         if local is not None:
             return self.local(local, tolerant)
@@ -394,8 +357,8 @@ class CodeGen:
                 found = f"{bound}.__class__ is dict and {holder}.get({access.key!r}).__class__ is {self.plain(access)}"
                 return f"(True if {found} else {test}({holder}))"
             return f"_has_field({operand}, {node.field!r}{self.presence})"
-        operand = self.gen(node.operand)
-        self.cost(1 if self.plans_as_attribute(node.operand) else 2)
+        operand = self.attribute_operand(node, node.operand)
+        self.cost(self.qualifier_cost(node, node.operand))
         if access is not None:
             t = self.types.get(node.operand.id)
             if t is not None and t.name == "optional_type":  # `opt.field` stays optional (chained optionals)
@@ -522,8 +485,8 @@ class CodeGen:
             self.cost(1)
             return f"_negate({operand})"
         if fn == "_?._":
-            (operand,) = self.gen_args(node.args[:1])
-            self.cost(1 if self.plans_as_attribute(node.args[0]) else 2)
+            operand = self.attribute_operand(node, node.args[0])
+            self.cost(self.qualifier_cost(node, node.args[0]))
             access = self.schema_field(node.args[0], _field_of(node))
             if access is not None:
                 return self.optional_qualifier(self.bind(access.read_optional, "_opt"), operand)
@@ -579,7 +542,10 @@ class CodeGen:
         elif fn not in ("_[_]", "_[?_]"):
             left, right = self.operands(node.args)
         elif self.exact_failures and not qualifier and not isinstance(key, Const):
-            left, right = control_flow.computed_key(self, node)
+            left, right = control_flow.computed_key(self, node, self.attribute_operand(node, node.args[0]))
+        elif self.exact_failures:
+            left = self.attribute_operand(node, node.args[0])
+            (right,) = self.gen_args([key], free=key if qualifier else None)
         else:
             left, right = self.gen_args(node.args, free=key if qualifier else None)
         helper = _BINARY_HELPERS[fn]
@@ -589,7 +555,7 @@ class CodeGen:
         if fn in ("_==_", "_!=_") and self.schema_object(node.args[0]) is not None:
             return self.schema_equals(node, left, right)
         if fn in ("_[_]", "_[?_]"):
-            self.cost(1 if self.plans_as_attribute(node.args[0]) else 2)
+            self.cost(self.qualifier_cost(node, node.args[0]))
             if fn == "_[_]" and self.is_plain_data(node.args[0]) and _is_string_const(node.args[1]):
                 return f"{left}[{right}]"
             if fn == "_[?_]":
@@ -630,6 +596,18 @@ class CodeGen:
         if self.metered and sized:
             return None  # the cost depends on the operands' sizes: use the metered helper
         return template
+
+    def qualifier_cost(self, node: Expr, operand: Expr) -> int:
+        """A selection or index: its qualifier, plus the relative attribute it starts on anything but an attribute,
+        unless cel-go resolves that attribute as a `?:` branch."""
+        return (1 if self.plans_as_attribute(operand) else 2) - (node.id == self.resolved_attribute)
+
+    def attribute_operand(self, node: Expr, operand: Expr) -> str:
+        """What a selection or index is applied to. When failures are exact and it starts a relative attribute (a
+        call, a literal), cel-go observes that attribute even when the operand failed (unless a `?:` resolves it)."""
+        if not self.exact_failures or self.plans_as_attribute(operand) or self.captures >= _MAX_NESTED_CAPTURES:
+            return self.gen(operand)
+        return control_flow.relative_operand(self, operand, 0 if node.id == self.resolved_attribute else 1)
 
     def operands(self, nodes: Sequence[Expr]) -> list[str]:
         """Operands of a call that costs 1: when failures are exact, each is evaluated and the call charged even if

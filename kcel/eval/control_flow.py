@@ -36,6 +36,7 @@ class Planner(Protocol):
     optimize: bool  # constant literals are folded (cel-go's OptOptimize)
     pending: int  # static cost not yet written out
     captures: int  # `try` blocks of `capture` around the code being generated
+    resolved_attribute: int | None  # a `?:` branch cel-go resolves without evaluating it (its own cost is not charged)
     loops: int  # comprehension loops around the code being generated
     lenient_optional_or: bool  # cel-go before v0.28: a non-optional left side of `or`/`orValue` is the answer
 
@@ -91,10 +92,21 @@ def literal_elements(cg: Planner, nodes: Sequence[Expr], base_cost: int) -> list
     return texts
 
 
-def computed_key(cg: Planner, node: Call) -> tuple[str, str]:
+def relative_operand(cg: Planner, node: Expr, charged: int) -> str:
+    """The operand of a relative attribute (`f(x).a`, `[e][0]`) when failures are exact: cel-go observes the
+    attribute even when its operand failed (`charged`)."""
+    operand = cg.temp()
+    capture(cg, node, operand)
+    cg.w.line(f"if isinstance({operand}, BaseException):")
+    cg.w.line(f"    _m.add({charged})" if charged else "    pass")
+    cg.w.line(f"    raise {operand}")
+    return operand
+
+
+def computed_key(cg: Planner, node: Call, operand: str) -> tuple[str, str]:
     """`m[f(x)]` when failures are exact: the key is a qualifier cel-go observes even when computing it failed (an
     optional one only when something is found)."""
-    operand = cg.spill(cg.gen(node.args[0]))
+    operand = cg.spill(operand)
     key = cg.temp()
     capture(cg, node.args[1], key)
     charged = (1 if cg.plans_as_attribute(node.args[0]) else 2) - (node.function == "_[?_]")
@@ -173,10 +185,13 @@ def _always_bool(node: Expr) -> bool:
 
 
 def _branch(cg: Planner, node: Expr, tolerant: bool) -> str:
-    """A branch of `?:`; cel-go resolves a plain-attribute branch without charging its base."""
+    """A branch of `?:`; cel-go resolves an attribute branch (`m`, `m.a`, `[2][3]`) without evaluating it, so the
+    attribute itself is not charged, only its qualifiers."""
+    outer = cg.resolved_attribute
+    if cg.plans_as_attribute(node) and not (isinstance(node, Call) and node.function == "_?_:_"):
+        cg.resolved_attribute = node.id
     text = cg.gen(node, tolerant)
-    if cg.metered and cg.is_attribute(node):
-        cg.pending -= 1
+    cg.resolved_attribute = outer
     cg.flush()
     return text
 

@@ -172,3 +172,16 @@ def test_failures_cost_what_cel_go_charges(expr: str, cost: int, error: str) -> 
         assert info.value.cost == cost
         with pytest.raises(kcel.EvalError, match=error):  # the limit at the cost spent does not change the outcome
             program.evaluate_with_cost(activation, cost_limit=cost)
+
+
+@pytest.mark.parametrize(("expr", "cost", "error"), [
+    ("[ls[0], ls[0]][1]", 13, "index out of bounds: 0"),  # the relative attribute on the failed literal is observed
+    ("(true ? [2][3] : 1)", 1, "index out of bounds: 3"),  # a `?:` branch is resolved: only its qualifier costs
+    ("(true ? [x / 0][0] : 1)", 12, "division by zero"),
+    ("dyn(x / 0).a", 4, "division by zero"),
+])  # fmt: skip
+def test_relative_attributes_cost_as_cel_go_observes_them(expr: str, cost: int, error: str) -> None:
+    program = kcel.Env(variables={"x": "int", "ls": "list(string)"}, k8s_version="1.37").compile(expr)
+    with pytest.raises(kcel.EvalError, match=error) as info:
+        program.evaluate_with_cost({"x": 7, "ls": []})
+    assert info.value.cost == cost

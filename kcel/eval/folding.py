@@ -1,0 +1,56 @@
+"""What cel-go's planner folds to a constant under OptOptimize (which Kubernetes sets): literals, list and map
+literals of constants, type names, and type conversions of constants (`int('1')`, `duration('1s')`, `dyn([])`).
+A folded value is computed once when planning and costs nothing when evaluated; a conversion that fails makes the
+program fail to build, as cel-go's does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kcel.errors import EvalError, PlanError
+from kcel.eval import runtime
+from kcel.eval.dispatch import dispatcher
+from kcel.parser.ast import Call, Const, CreateList, CreateMap, Expr, Ident
+
+# cel-go's IsTypeConversionFunction: with a constant argument these are folded when planning.
+TYPE_CONVERSIONS = frozenset(
+    {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"}
+)
+
+
+def constant(cg: Any, node: Expr) -> tuple[bool, Any]:
+    """Whether the planner folds `node` to a value, and the value. `cg`: the planner (kcel.eval.codegen.CodeGen),
+    for the names in scope and the declarations."""
+    if isinstance(node, Const):
+        return True, node.value
+    if isinstance(node, CreateList) and not node.optional_indices:
+        values = [constant(cg, e) for e in node.elements]
+        return (True, tuple(v for _, v in values)) if all(ok for ok, _ in values) else (False, None)
+    decls = cg.decls
+    if isinstance(node, Ident) and cg.lookup(node.name) is None:  # a type name is a constant (`type(int)`)
+        if not any(decls.is_variable(c) or c in decls.constants for c in cg.candidates(node.name)):
+            found = (decls.type_value(c) for c in cg.candidates(node.name))
+            type_value = next((t for t in found if t is not None), None)
+            return (True, type_value) if type_value is not None else (False, None)
+        return False, None
+    if isinstance(node, CreateMap) and not node.entries:
+        return True, {}
+    if isinstance(node, CreateMap) and not any(e.optional for e in node.entries):
+        keys = [constant(cg, e.key) for e in node.entries]
+        values = [constant(cg, e.value) for e in node.entries]
+        if all(ok for ok, _ in keys + values):
+            try:  # a map literal that fails to build (a repeated key) is left to fail when evaluated
+                return True, runtime.make_map_optional(
+                    [(k, v, False) for (_, k), (_, v) in zip(keys, values, strict=True)]
+                )
+            except EvalError:
+                return False, None
+    if isinstance(node, Call) and node.function in TYPE_CONVERSIONS and node.target is None and len(node.args) == 1:
+        ok, value = constant(cg, node.args[0])
+        overloads = [o for o in decls.overloads(node.function) if len(o.args) == 1 and not o.member]
+        if ok and overloads:
+            try:
+                return True, dispatcher(overloads)(value)
+            except EvalError as err:
+                raise PlanError(str(err)) from None
+    return False, None
