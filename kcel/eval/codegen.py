@@ -602,10 +602,15 @@ class CodeGen:
         unless cel-go resolves that attribute as a `?:` branch."""
         return (1 if self.plans_as_attribute(operand) else 2) - (node.id == self.resolved_attribute)
 
+    def deep(self) -> bool:
+        """Whether the code being generated sits in so many `try` blocks and loops that another one could pass
+        Python's limit of 20 nested blocks: then failures are not captured, and go uncharged."""
+        return self.captures + self.loops >= _MAX_NESTED_CAPTURES
+
     def attribute_operand(self, node: Expr, operand: Expr) -> str:
         """What a selection or index is applied to. When failures are exact and it starts a relative attribute (a
         call, a literal), cel-go observes that attribute even when the operand failed (unless a `?:` resolves it)."""
-        if not self.exact_failures or self.plans_as_attribute(operand) or self.captures >= _MAX_NESTED_CAPTURES:
+        if not self.exact_failures or self.plans_as_attribute(operand) or self.deep():
             return self.gen(operand)
         return control_flow.relative_operand(self, operand, 0 if node.id == self.resolved_attribute else 1)
 
@@ -623,7 +628,7 @@ class CodeGen:
         """
         if not self.metered or len(nodes) > 2 or all(self.cannot_fail(n) for n in nodes):
             return self.gen_args(nodes)
-        if self.captures >= _MAX_NESTED_CAPTURES:  # Python nests at most 20 blocks: deeper, failures go uncharged
+        if self.deep():
             return self.gen_args(nodes)
         names, captured = [], []
         for node in nodes:
@@ -642,7 +647,7 @@ class CodeGen:
         if isinstance(node, Const):
             return True
         local = self.lookup(node.name) if isinstance(node, Ident) else None
-        return local is not None and not local.lazy
+        return local is not None and not local.lazy and not local.may_hold_error
 
     def statically_typed(self, nodes: Sequence[Expr]) -> bool:
         """Whether the checker pinned every node to a concrete type (no `dyn` to test at run time)."""
@@ -701,7 +706,7 @@ class CodeGen:
 
     def elements(self, nodes: Sequence[Expr], base_cost: int) -> list[str]:
         """A literal's elements in order (kcel.eval.control_flow.literal_elements)."""
-        if not self.exact_failures or not base_cost or self.captures >= _MAX_NESTED_CAPTURES:
+        if not self.exact_failures or not base_cost or self.deep():
             return self.gen_args(nodes)
         return control_flow.literal_elements(self, nodes, base_cost)
 

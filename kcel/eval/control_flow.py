@@ -36,6 +36,7 @@ class Planner(Protocol):
     optimize: bool  # constant literals are folded (cel-go's OptOptimize)
     pending: int  # static cost not yet written out
     captures: int  # `try` blocks of `capture` around the code being generated
+    exact_failures: bool  # charging every step as cel-go does, for the cost of a failure
     resolved_attribute: int | None  # a `?:` branch cel-go resolves without evaluating it (its own cost is not charged)
     loops: int  # comprehension loops around the code being generated
     lenient_optional_or: bool  # cel-go before v0.28: a non-optional left side of `or`/`orValue` is the answer
@@ -48,6 +49,7 @@ class Planner(Protocol):
     def is_attribute(self, node: Expr) -> bool: ...
     def constant(self, node: Expr) -> tuple[bool, Any]: ...
     def plans_as_attribute(self, node: Expr) -> bool: ...
+    def deep(self) -> bool: ...
     def spill(self, text: str) -> str: ...
     def gen_args(self, nodes: Sequence[Expr], free: Expr | None = None) -> list[str]: ...
 
@@ -228,10 +230,11 @@ def comprehension(cg: Planner, node: Comprehension, tolerant: bool) -> str:
     if _is_bind(node):
         return _bind_like(cg, node, tolerant)
     iter_range = cg.gen(node.iter_range)
-    accu = Local(cg.temp("_a"), may_hold_error=_steps_tolerantly(node))
+    exact = cg.exact_failures and not cg.deep()  # each step as cel-go's evalFold runs it
+    accu = Local(cg.temp("_a"), may_hold_error=exact or _steps_tolerantly(node))
     cg.flush()
     # An accumulator built by appending starts as a fresh list the loop may mutate.
-    appending = _appended_element(node) is not None
+    appending = _appended_element(node) is not None and not exact
     init = "[]" if appending else cg.gen(node.accu_init)
     if appending:
         cg.cost(0 if cg.optimize else 10)
@@ -252,6 +255,8 @@ def comprehension(cg: Planner, node: Comprehension, tolerant: bool) -> str:
         quantifier = None if cg.metered or cg.traced else _quantifier(node)
         if quantifier is not None:
             _quantifier_body(cg, quantifier, accu)
+        elif exact:
+            _exact_loop_body(cg, node, accu)
         else:
             _loop_body(cg, node, accu)
     cg.loops -= 1
@@ -280,6 +285,18 @@ def _loop_body(cg: Planner, node: Comprehension, accu: Local) -> None:
     cg.w.line(f"{accu.py} = {step}")
     if cg.metered:
         cg.w.line("_m.add(0)")
+
+
+def _exact_loop_body(cg: Planner, node: Comprehension, accu: Local) -> None:
+    """One iteration as cel-go's evalFold runs it, for the exact cost of a failure: a failed step leaves an error in
+    the accumulator and the loop goes on (a condition that is not a bool does not stop it); the result reports it."""
+    if not (isinstance(node.loop_condition, Const) and node.loop_condition.value is True):
+        condition = cg.temp()
+        capture(cg, node.loop_condition, condition)
+        cg.w.line(f"if {condition} is False:")
+        with cg.w.indent():
+            cg.w.line("break")
+    capture(cg, node.loop_step, accu.py)
 
 
 def _quantifier_body(cg: Planner, quantifier: tuple[bool, Expr], accu: Local) -> None:

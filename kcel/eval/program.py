@@ -134,12 +134,15 @@ class Program:
             error = _too_deep() if isinstance(err, RecursionError) else _final_error(err)
             error.cost = meter.cost
             raise self._cost_of_failure(error, activation or _EMPTY, meter.limit) from None
-        except CostLimitExceeded:
+        except CostLimitExceeded as exceeded:
             if math.isinf(meter.limit):
                 raise
             # The metered plan charges a block's cost before running it, so it may stop where cel-go's evaluation
             # fails first (or on another branch of the failure) without reaching the limit: ask the exact plan.
-            return self._exactly(activation or _EMPTY, meter.limit)
+            try:
+                return self._exactly(activation or _EMPTY, meter.limit)
+            except _NO_EXACT_PLAN:
+                raise exceeded from None
         except EvalError as err:
             err.cost = meter.cost
             raise self._cost_of_failure(err, activation or _EMPTY, meter.limit) from None
@@ -150,6 +153,8 @@ class Program:
         cel-go reached first."""
         try:
             self._exactly(activation, limit)
+        except _NO_EXACT_PLAN:  # nested past what Python compiles: the metered plan's approximation stands
+            pass
         except CostLimitExceeded as exceeded:
             return exceeded
         except EvalError as exact:
@@ -208,6 +213,7 @@ class Program:
 
 
 _EMPTY: Mapping[str, Any] = {}
+_NO_EXACT_PLAN = (SyntaxError, RecursionError)  # a plan Python cannot compile (too many nested blocks)
 
 
 def _final_error(err: BaseException) -> EvalError:

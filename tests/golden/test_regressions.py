@@ -185,3 +185,14 @@ def test_relative_attributes_cost_as_cel_go_observes_them(expr: str, cost: int, 
     with pytest.raises(kcel.EvalError, match=error) as info:
         program.evaluate_with_cost({"x": 7, "ls": []})
     assert info.value.cost == cost
+
+
+@pytest.mark.parametrize(("expr", "cost"), [
+    ("[1, 2, 3].map(v, [v][5])", 76),  # a failed step leaves an error in the accumulator; the loop goes on
+    ("[1, 2, 3].filter(v, [v][5] > 0)", 43),
+    ("[1, 2, 3].all(v, v / 0 > 0)", 19),
+])  # fmt: skip
+def test_a_failed_step_does_not_stop_the_loop(expr: str, cost: int) -> None:
+    with pytest.raises(kcel.EvalError) as info:
+        kcel.Env(k8s_version="1.37").compile(expr).evaluate_with_cost({})
+    assert info.value.cost == cost
