@@ -110,9 +110,20 @@ def _syntax_issue(err: UnexpectedInput, text: str) -> Issue:
         shown, offset = "<EOF>", len(text)
     else:
         shown, offset = str(token), token.start_pos or 0
-    expected = sorted({_DISPLAY.get(name, name) for name in err.expected}, key=lambda n: _ORDER.get(n, 99))
+    displayed = {_DISPLAY.get(name, name) for name in err.expected}
+    if displayed == _MEMBER_NAME:
+        # ANTLR predicts `.?name` and `.name` at once: neither fitting, no alternative is viable from the dot on
+        dot = text.rfind(".", 0, offset)
+        end = offset if token.type == "$END" else token.end_pos or offset
+        return Issue(f"Syntax error: no viable alternative at input '{text[dot:end]}'", offset)
+    if "NUM_INT" in displayed and "IDENTIFIER" in displayed:  # a primary: the literal keywords are tokens too
+        displayed |= {"'true'", "'false'", "'null'"}
+    expected = sorted(displayed, key=lambda n: _ORDER.get(n, 99))
     wanted = expected[0] if len(expected) == 1 else "{" + ", ".join(expected) + "}"
     return Issue(f"Syntax error: mismatched input '{shown}' expecting {wanted}", offset)
+
+
+_MEMBER_NAME = frozenset({"'?'", "IDENTIFIER", "ESC_IDENTIFIER"})
 
 
 def _bad_text(text: str, offset: int) -> str:

@@ -196,3 +196,16 @@ def test_a_failed_step_does_not_stop_the_loop(expr: str, cost: int) -> None:
     with pytest.raises(kcel.EvalError) as info:
         kcel.Env(k8s_version="1.37").compile(expr).evaluate_with_cost({})
     assert info.value.cost == cost
+
+
+@pytest.mark.parametrize(("expr", "first_error"), [
+    ("`a`", "1:1: Syntax error: mismatched input '`a`' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', "
+            "'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"),
+    ("a.", "1:3: Syntax error: no viable alternative at input '.'"),
+    ("1.", "1:3: Syntax error: no viable alternative at input '.'"),
+    ("a. + 1", "1:4: Syntax error: no viable alternative at input '. +'"),
+])  # fmt: skip
+def test_syntax_errors_in_cel_go_words(expr: str, first_error: str) -> None:
+    with pytest.raises(kcel.CompileError) as info:
+        kcel.parse(expr)
+    assert str(info.value).splitlines()[0] == f"ERROR: <input>:{first_error}"
