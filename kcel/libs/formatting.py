@@ -157,8 +157,9 @@ Clause = Callable[[Any, int | None], str]
 """Formats one argument given the clause's precision (None when the clause has none)."""
 
 
-def _format(clauses: Mapping[str, Clause], text: str, args: Sequence[Any]) -> str:
-    """cel-go's parseFormatString: walk the format string, substituting one argument per clause."""
+def _format(clauses: Mapping[str, Clause], text: str, args: Sequence[Any], checking: bool = False) -> str:
+    """cel-go's parseFormatString: walk the format string, substituting one argument per clause. Its compile-time
+    check (`checking`) finds a `%` that ends the string before it counts the arguments; evaluation, after."""
     out: list[str] = []
     pos, arg_index = 0, 0
     while (percent := text.find("%", pos)) >= 0:
@@ -167,6 +168,8 @@ def _format(clauses: Mapping[str, Clause], text: str, args: Sequence[Any]) -> st
             out.append("%")
             pos = percent + 2
             continue
+        if checking and percent + 1 >= len(text):
+            raise EvalError("unexpected end of string")
         if arg_index >= len(args):
             raise EvalError(f"index {arg_index} out of range")
         if percent + 1 >= len(text):
@@ -560,7 +563,7 @@ def format_issues(root: Expr, types: Mapping[int, CelType], overloads: Mapping[i
         assert isinstance(call.target, Const) and isinstance(call.args[0], CreateList)
         checked = _CheckedArgs(call.args[0].elements)
         try:
-            _format(clauses, call.target.value, checked)  # type: ignore[arg-type]
+            _format(clauses, call.target.value, checked, checking=True)  # type: ignore[arg-type]
         except EvalError as err:
             cause = err.__cause__
             where = cause.node if isinstance(cause, _Unformattable) else call

@@ -209,3 +209,11 @@ def test_syntax_errors_in_cel_go_words(expr: str, first_error: str) -> None:
     with pytest.raises(kcel.CompileError) as info:
         kcel.parse(expr)
     assert str(info.value).splitlines()[0] == f"ERROR: <input>:{first_error}"
+
+
+def test_a_trailing_percent_is_found_before_the_arguments_are_counted_at_compile_time() -> None:
+    env = kcel.Env(variables={"s": "string"}, k8s_version="1.37")
+    with pytest.raises(kcel.CompileError, match="1:11: unexpected end of string"):
+        env.compile("'%'.format([])")
+    with pytest.raises(kcel.EvalError, match="index 0 out of range"):  # evaluating, the arguments come first
+        env.compile("s.format([])").evaluate({"s": "%"})
