@@ -144,6 +144,7 @@ class Env:
         `messages`: protobuf message types (generated classes, `_pb2` modules or a `FileDescriptorSet`), which
         variables may then be declared as and literals may build (needs `pip install 'kcel[protobuf]'`)."""
         keyword_field_names = literal_validators = lenient_optional_or = shared_macro_targets = False
+        optional_type_name = "optional_type"
         kubernetes = k8s_version is not None or compatibility_version is not None
         if kubernetes:
             from kcel.k8s.environment import LATEST, compatibility, configuration, parse_version, server_version
@@ -159,6 +160,7 @@ class Env:
             literal_validators = config.literal_validators
             lenient_optional_or = config.lenient_optional_or
             shared_macro_targets = config.shared_macro_targets
+            optional_type_name = config.optional_type_name
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
             homogeneous_literals = config.homogeneous_literals
@@ -176,6 +178,7 @@ class Env:
         # cel-go before v0.22 expanded optMap/optFlatMap with its target twice under the same ids: checked twice, a
         # type variable in it conflicts with itself ("incompatible type already exists"), which rejects the rule
         self.shared_macro_targets = shared_macro_targets
+        self.optional_type_name = optional_type_name  # as checker messages name it; `optional` in cel-go v0.17
         chosen = list(libraries if libraries is not None else plain_cel_go_libraries())
         if messages is not None:
             from kcel.proto.library import protobuf_library
@@ -234,6 +237,8 @@ class Env:
         return name in self.variables
 
     def type_value(self, name: str) -> TypeValue | None:
+        if name == "optional_type" and self.optional_type_name != name:
+            return None
         if name in TYPE_NAMES:
             return TYPE_NAMES[name]
         return TypeValue(name) if name in self._library_types else None
@@ -253,7 +258,7 @@ class Env:
         """The type a type name denotes (`int`, `google.protobuf.Timestamp`, `net.IP`)."""
         if name in self._library_types:
             return self._library_types[name]
-        if name not in TYPE_NAMES:
+        if name not in TYPE_NAMES or (name == "optional_type" and self.optional_type_name != name):
             return None
         if name in _NAMED_TYPES:
             return _NAMED_TYPES[name]

@@ -7,6 +7,7 @@ element type, say) become `dyn`.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import weakref
 from collections.abc import Mapping, Sequence
@@ -57,6 +58,7 @@ class CheckerEnv(Protocol):
     keyword_field_names: bool  # Kubernetes 1.31+: `self.namespace` selects the escaped `__namespace__`
     literal_validators: bool  # cel-go's duration/timestamp/regex literal validators (Kubernetes 1.29+)
     shared_macro_targets: bool  # cel-go before v0.22: a node checked twice must get the very same type
+    optional_type_name: str  # how messages name the optional type: `optional` in cel-go v0.17 (Kubernetes 1.30)
 
     @property
     def variables(self) -> Mapping[str, CelType]: ...
@@ -95,7 +97,7 @@ def check(parsed: Parsed, env: CheckerEnv) -> Checked:
     checker = _Checker(parsed, env)
     checker.visit(parsed.expr)
     if checker.issues:
-        raise CompileError(checker.issues, parsed.source)
+        raise CompileError(_named_as(env, checker.issues), parsed.source)
     final = {node_id: checker.subst.resolve(t, to_dyn=True) for node_id, t in checker.types.items()}
     # cel-go's AST validators run on the checked AST only: the literal ones, homogeneous aggregate literals
     # (cel.HomogeneousAggregateLiterals is a validator, not a checker option), then the environment's own.
@@ -107,6 +109,14 @@ def check(parsed: Parsed, env: CheckerEnv) -> Checked:
     if issues:
         raise CompileError(issues, parsed.source)
     return Checked(parsed, final, checker.chosen)
+
+
+def _named_as(env: CheckerEnv, issues: list[Issue]) -> list[Issue]:
+    """The issues with the optional type named as the environment's cel-go names it."""
+    if env.optional_type_name == "optional_type":
+        return issues
+    renamed = f"{env.optional_type_name}("
+    return [dataclasses.replace(i, message=i.message.replace("optional_type(", renamed)) for i in issues]
 
 
 def _unplanned(*_: object) -> object:

@@ -120,6 +120,7 @@ class Configuration:
     literal_validators: bool
     lenient_optional_or: bool  # cel-go before v0.28 (Kubernetes up to 1.36): `a.or(b)` with a non-optional `a` is `a`
     shared_macro_targets: bool  # cel-go before v0.22 (Kubernetes up to 1.31): optMap's target checked twice, one ids
+    optional_type_name: str  # cel-go before v0.20 (Kubernetes 1.30) named it `optional`, with no `optional_type`
 
 
 # Library behaviour that changed with the API server's own code rather than with an environment option: an API
@@ -154,7 +155,13 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
     homogeneous = any(o.homogeneous_literals for o in chosen)
     validators = any(o.literal_validators for o in chosen)
     return Configuration(
-        tuple(libraries), tuple(dict.fromkeys(macros)), homogeneous, validators, server <= (1, 36), server < (1, 32)
+        libraries=tuple(libraries),
+        macros=tuple(dict.fromkeys(macros)),
+        homogeneous_literals=homogeneous,
+        literal_validators=validators,
+        lenient_optional_or=server <= (1, 36),
+        shared_macro_targets=server < (1, 32),
+        optional_type_name="optional" if server < (1, 31) else "optional_type",
     )
 
 

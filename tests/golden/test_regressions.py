@@ -217,3 +217,15 @@ def test_a_trailing_percent_is_found_before_the_arguments_are_counted_at_compile
         env.compile("'%'.format([])")
     with pytest.raises(kcel.EvalError, match="index 0 out of range"):  # evaluating, the arguments come first
         env.compile("s.format([])").evaluate({"s": "%"})
+
+
+def test_kubernetes_1_30_names_the_optional_type_as_cel_go_v0_17() -> None:
+    """cel-go v0.20 renamed `optional` to `optional_type` (and declared the name)."""
+    old, new = kcel.Env(k8s_version="1.30"), kcel.Env(k8s_version="1.31")
+    with pytest.raises(kcel.CompileError, match=r"applied to '\(optional\(int\), int\)'"):
+        old.compile("optional.of(1) + 1")
+    with pytest.raises(kcel.CompileError, match=r"applied to '\(optional_type\(int\), int\)'"):
+        new.compile("optional.of(1) + 1")
+    with pytest.raises(kcel.CompileError, match="undeclared reference to 'optional_type'"):
+        old.compile("type(optional.of(1)) == optional_type")
+    assert new.compile("type(optional.of(1)) == optional_type").evaluate({}) is True
