@@ -84,3 +84,19 @@ def test_runner_prints_every_skip_with_its_reason(tmp_path: Path, capsys: pytest
     )
     assert "  SKIPPED suite/s/unknown: unknown values are not supported" in lines
     assert lines[-1] == "1 passed, 0 failed, 2 skipped"  # the enum, a legacy enum: an int
+
+
+@pytest.mark.parametrize(("expected", "status"), [
+    (["division by zero"], "passed"),
+    (["DIVISION_BY_ZERO"], "passed"),  # compared loosely: case, `_` for a space
+    (["divide by zero"], "failed"),  # not cel-go's words, and not listed as such
+])  # fmt: skip
+def test_error_texts_are_compared(expected: list[str], status: str) -> None:
+    test = {"id": "made/up/case", "expr": "1 / 0", "eval_error": expected, "requires": []}
+    assert celspec.run(celspec.Case("made/up/case", "made", test)).status == status
+
+
+def test_a_listed_error_text_that_agrees_fails() -> None:
+    test = {"id": "integer_math/int64_math/divide_zero", "expr": "1 / 0", "eval_error": ["division"], "requires": []}
+    outcome = celspec.run(celspec.Case(test["id"], "integer_math", test))
+    assert outcome.status == "failed" and "take it off" in outcome.reason

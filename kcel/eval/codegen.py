@@ -696,8 +696,7 @@ class CodeGen:
             values = [t if _SIMPLE.match(t) else self.spill(t) for t in texts]
             return f"_charge(_m, {self.bind(overload.cost, '_cost')}, {impl}, ({', '.join(values)},))"
         if not overloads:
-            message = f"no matching overload for '{function}'" if self.decls.overloads(function) else "unbound function"
-            return f"_raise({self.bind(EvalError(message))})"
+            return self.unmatched_call(node, function, texts)
         if self.metered:
             impl = self.bind(metered_dispatcher(overloads), "_fm")
             return f"{impl}(_m, {', '.join(texts)})"
@@ -709,6 +708,22 @@ class CodeGen:
         if not self.exact_failures or not base_cost or self.deep():
             return self.gen_args(nodes)
         return control_flow.literal_elements(self, nodes, base_cost)
+
+    def unmatched_call(self, node: Call, function: str, args: list[str]) -> str:
+        """An unchecked call that no overload takes by arity or call style, as cel-go plans it: an undeclared
+        function has no implementation and fails when called (without arguments, when planned); a declared one with
+        several overloads dispatches over them at run time, and fails naming the arguments' types."""
+        declared = self.decls.overloads(function)
+        if not declared:
+            if not args:
+                raise PlanError(f"no such overload: {function}()")
+            shown = function if len(args) <= 2 else f"{function} {node.id}"
+            self.cost(1)
+            return f"_raise({self.bind(EvalError(f'no such overload: {shown}'))}, {', '.join(args)})"
+        if len(declared) > 1:
+            self.cost(1)
+            return f"_unbound_call({function!r}, {', '.join(args)})"
+        return f"_raise({self.bind(EvalError(f'no matching overload for {function!r}'))})"
 
     def create_list(self, node: CreateList) -> str:
         folded, value = self.constant(node)

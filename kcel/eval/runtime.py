@@ -687,8 +687,14 @@ def optional_value(value: Any) -> Any:
     return value.value if type(value) is Optional else value
 
 
-def raise_error(error: EvalError) -> Any:
+def raise_error(error: EvalError, *evaluated: Any) -> Any:
+    """Fail with `error`, once the arguments (`evaluated`, for their own errors first) have been evaluated."""
     raise error
+
+
+def unbound_call(function: str, *args: Any) -> Any:
+    """An unchecked call no overload of a declared function takes: cel-go's dispatch over its overloads."""
+    raise no_such_overload(function, args)
 
 
 class Lazy:
@@ -772,7 +778,7 @@ EXPORTED = {"raise": raise_error} | {
     name: globals()[name]
     for name in (
         "CEL_ERRORS", "CostLimitExceeded", "EvalError", "operand_failed", "Optional", "NONE", "Uint", "TypeValue",
-        "unwrap", "as_eval_error", "make_struct",
+        "unwrap", "as_eval_error", "make_struct", "unbound_call",
         "logic_error", "logical_not", "not_strictly_false", "conditional_test", "check_int", "check_uint",
         "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",
         "divide_int64", "modulo_int64", "divide_double", "less", "less_equals",
