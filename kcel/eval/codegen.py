@@ -758,6 +758,11 @@ class CodeGen:
         pairs = [f"({parts[2 * i]}, {parts[2 * i + 1]}, {entry.optional})" for i, entry in enumerate(node.entries)]
         if not pairs:
             return "{}"
+        if self.exact_failures:  # a map that cannot be built panics in cel-go, before its constructor is charged
+            self.pending -= base
+            built = self.spill(f"_make_map_optional([{', '.join(pairs)}])")
+            self.cost(base)
+            return built
         return f"_make_map_optional([{', '.join(pairs)}])"
 
 

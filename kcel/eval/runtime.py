@@ -567,8 +567,11 @@ _PLAIN_KEYS = frozenset({str, int, bool, Uint, float, _NONE_TYPE})
 
 
 def _check_key(key: Any) -> None:
-    """Keys kcel cannot keep as cel-go does (it keys lists and maps by identity and fails on bytes)."""
-    if isinstance(key, (bytes, list, tuple, Mapping)):
+    """Keys kcel cannot keep as cel-go does: it keys lists and maps by identity, and panics on bytes (a Go slice),
+    which the API server reports as an internal error (cel-go Program.Eval recovers it)."""
+    if isinstance(key, bytes):
+        raise EvalError("internal error: runtime error: hash of unhashable type types.Bytes")
+    if isinstance(key, (list, tuple, Mapping)):
         raise EvalError(f"unsupported key type: {type_name(key)}")
     try:
         hash(key)

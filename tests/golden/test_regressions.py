@@ -229,3 +229,12 @@ def test_kubernetes_1_30_names_the_optional_type_as_cel_go_v0_17() -> None:
     with pytest.raises(kcel.CompileError, match="undeclared reference to 'optional_type'"):
         old.compile("type(optional.of(1)) == optional_type")
     assert new.compile("type(optional.of(1)) == optional_type").evaluate({}) is True
+
+
+def test_a_bytes_map_key_is_the_internal_error_the_api_server_reports() -> None:
+    """cel-go panics hashing a bytes key (a Go slice); Program.Eval recovers it as an internal error, and the map's
+    construction is never charged."""
+    program = kcel.Env(variables={"b": "bytes"}, k8s_version="1.37").compile("{dyn(b): 1}")
+    with pytest.raises(kcel.EvalError, match="internal error: runtime error: hash of unhashable type types.Bytes") as e:
+        program.evaluate_with_cost({"b": b"a"})
+    assert e.value.cost == 2
