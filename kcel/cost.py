@@ -95,19 +95,21 @@ def estimate(
     overloads: Mapping[str, Overload],
     sizes: SizeEstimator | None = None,
     presence_test_cost: int = 0,
+    dyn_keeps_size: bool = True,
 ) -> CostEstimate:
     """The (min, max) cost of a checked expression; `overloads` maps overload ids to the library tables.
 
     `presence_test_cost` is what `has()` adds: Kubernetes sets cel-go's PresenceTestHasCost(false), i.e. 0.
+    `dyn_keeps_size`: `dyn(x)` has the size of `x` (cel-go from v0.23, Kubernetes 1.33; before, a call like any
+    other, of unknown size).
 
     >>> import kcel
     >>> env = kcel.Env(variables={"s": "string"}, k8s_version="1.35")
     >>> env.estimate_cost(env.compile("s.contains('abc')"), sizes=StringSizes(100))
     CostEstimate(min=2, max=12)
     """
-    return _Estimator(checked, overloads, sizes, CostEstimate(presence_test_cost, presence_test_cost)).cost(
-        checked.parsed.expr
-    )
+    presence = CostEstimate(presence_test_cost, presence_test_cost)
+    return _Estimator(checked, overloads, sizes, presence, dyn_keeps_size).cost(checked.parsed.expr)
 
 
 class _Estimator:
@@ -119,8 +121,10 @@ class _Estimator:
         overloads: Mapping[str, Overload],
         sizes: SizeEstimator | None,
         presence_test_cost: CostEstimate,
+        dyn_keeps_size: bool = True,
     ) -> None:
         self.types = checked.types
+        self.dyn_keeps_size = dyn_keeps_size
         self.chosen = checked.overloads
         self.overloads = overloads
         self.sizes = sizes
@@ -170,7 +174,7 @@ class _Estimator:
     def call(self, node: Call) -> CostEstimate:
         target = node.target if node.target is not None and node.target.id in self.types else None
         args = node.args
-        if node.function == "dyn" and target is None and len(args) == 1:
+        if node.function == "dyn" and target is None and len(args) == 1 and self.dyn_keeps_size:
             cost = self.cost(args[0])
             self.copy_sizes(node, args[0])
             return UNIT.add(cost)

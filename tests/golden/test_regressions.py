@@ -238,3 +238,11 @@ def test_a_bytes_map_key_is_the_internal_error_the_api_server_reports() -> None:
     with pytest.raises(kcel.EvalError, match="internal error: runtime error: hash of unhashable type types.Bytes") as e:
         program.evaluate_with_cost({"b": b"a"})
     assert e.value.cost == 2
+
+
+@pytest.mark.parametrize(("version", "bounded"), [("1.30", False), ("1.32", False), ("1.33", True), (None, True)])
+def test_dyn_keeps_its_operand_size_from_cel_go_v0_23(version: str | None, bounded: bool) -> None:
+    """`dyn(f) == b`: before v0.23 `dyn(f)` was a call of unknown size, so comparing it with bytes was unbounded."""
+    env = kcel.Env(variables={"f": "double", "b": "bytes"}, k8s_version=version)
+    estimate = env.estimate_cost(env.compile("dyn(f) == b"))
+    assert (estimate.max < 100) == bounded
