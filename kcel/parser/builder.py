@@ -64,6 +64,7 @@ class Builder(Transformer[Token, Expr]):
         # id -> (cel-go visitor depth, expression nesting depth), checked against the limit.
         self.depth: dict[int, tuple[int, int]] = {}
         self.parenthesized: set[int] = set()
+        self.signed: dict[int, Token] = {}  # literal id -> its NEG_INT/NEG_FLOAT token
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -157,6 +158,15 @@ class Builder(Transformer[Token, Expr]):
         return self._unary(c, "!_")
 
     def negate(self, c: list[Any]) -> Expr:
+        token = self.signed.get(c[-1].id)
+        if (
+            token is not None and c[-1].id not in self.parenthesized
+        ):  # `--1`: ANTLR lexes no signed number there, the sign is one more `-` of the run
+            digits = len(token) - len(token.lstrip("-").lstrip())
+            unsigned = Token(token.type.replace("NEG_", "NUM_"), token[digits:], start_pos=token.start_pos + digits)
+            unsigned.end_pos = token.end_pos
+            parse = literals.parse_int if token.type == "NEG_INT" else literals.parse_double
+            c = [*c[:-1], Token("MINUS", "-", start_pos=token.start_pos), self._parsed_literal(unsigned, parse)]
         return self._unary(c, "-_")
 
     def _unary(self, c: list[Any], function: str) -> Expr:
@@ -292,13 +302,19 @@ class Builder(Transformer[Token, Expr]):
         return fields
 
     def int_literal(self, c: list[Token]) -> Expr:
-        return self._parsed_literal(c[0], literals.parse_int)
+        return self._signed(c[0], self._parsed_literal(c[0], literals.parse_int))
+
+    def _signed(self, token: Token, node: Expr) -> Expr:
+        """Remember a literal lexed with its sign, which a run of `-` before it takes back (see `negate`)."""
+        if token.type.startswith("NEG_"):
+            self.signed[node.id] = token
+        return node
 
     def uint_literal(self, c: list[Token]) -> Expr:
         return self._parsed_literal(c[0], literals.parse_uint)
 
     def double_literal(self, c: list[Token]) -> Expr:
-        return self._parsed_literal(c[0], literals.parse_double)
+        return self._signed(c[0], self._parsed_literal(c[0], literals.parse_double))
 
     def string_literal(self, c: list[Token]) -> Expr:
         return self._parsed_literal(c[0], literals.parse_string)

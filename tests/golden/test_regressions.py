@@ -246,3 +246,16 @@ def test_dyn_keeps_its_operand_size_from_cel_go_v0_23(version: str | None, bound
     env = kcel.Env(variables={"f": "double", "b": "bytes"}, k8s_version=version)
     estimate = env.estimate_cost(env.compile("dyn(f) == b"))
     assert (estimate.max < 100) == bounded
+
+
+@pytest.mark.parametrize(("expr", "value", "cost"), [
+    ("-1", -1, 0), ("--1", 1, 0), ("---1", -1, 1), ("- -1", 1, 0), ("-(-1)", 1, 1), ("---1.5", -1.5, 1),
+])  # fmt: skip
+def test_a_run_of_minus_signs_takes_the_literal_sign_as_cel_go_lexes_it(expr: str, value: float, cost: int) -> None:
+    """ANTLR lexes no signed number after `-`: `---1` is one negation of 1 (an odd run), `--1` the literal 1."""
+    assert kcel.Env().compile(expr).evaluate_with_cost({}) == (value, cost)
+
+
+def test_a_run_of_minus_signs_on_the_smallest_int_is_an_invalid_literal() -> None:
+    with pytest.raises(kcel.CompileError, match="1:3: invalid int literal"):
+        kcel.parse("--9223372036854775808")
