@@ -185,7 +185,10 @@ class _Checker:
     def set(self, node: Expr, t: CelType) -> CelType:
         old = self.types.get(node.id)
         if old is not None and old != t and self.env.shared_macro_targets:  # cel-go's setType, before v0.22
-            text = unparse_node(self.parsed, node)
+            try:
+                text = unparse_node(self.parsed, node)
+            except ValueError:  # a comprehension a macro made, which has no text of its own
+                text = type(node).__name__.lower()
             self.error(node, f"incompatible type already exists for expression: {text}({node.id}) old:{old}, new:{t}")
             return old
         self.types[node.id] = t

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import string
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, NoReturn
 
 from kcel.checker.types import DYN, INT, STRING, CelType, list_of
@@ -82,6 +83,25 @@ def string_last_index_of_string_int(text: str, sub: str, offset: int) -> int:
     if offset >= len(text):
         return -1
     return text.rfind(sub, 0, offset + len(sub))
+
+
+def _legacy_offset(found: Callable[[str, str, int], int]) -> Callable[[str, str, int], int]:
+    """cel-go before v0.29 (Kubernetes up to 1.36): an empty substring is found at the offset given, unchecked."""
+
+    def legacy(text: str, sub: str, offset: int) -> int:
+        return offset if not sub else found(text, sub, offset)
+
+    return legacy
+
+
+def before_cel_go_v0_29(library: Library) -> Library:
+    """The strings extension as cel-go before v0.29 evaluates it (see `_legacy_offset`)."""
+    legacy = {
+        "string_index_of_string_int": _legacy_offset(string_index_of_string_int),
+        "string_last_index_of_string_int": _legacy_offset(string_last_index_of_string_int),
+    }
+    overloads = tuple(replace(o, impl=legacy[o.id]) if o.id in legacy else o for o in library.overloads)
+    return replace(library, overloads=overloads)
 
 
 def string_lower_ascii(text: str) -> str:

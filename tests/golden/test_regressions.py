@@ -259,3 +259,18 @@ def test_a_run_of_minus_signs_takes_the_literal_sign_as_cel_go_lexes_it(expr: st
 def test_a_run_of_minus_signs_on_the_smallest_int_is_an_invalid_literal() -> None:
     with pytest.raises(kcel.CompileError, match="1:3: invalid int literal"):
         kcel.parse("--9223372036854775808")
+
+
+@pytest.mark.parametrize(
+    ("version", "answers"), [("1.30", (10, 10, -1)), ("1.36", (10, 10, -1)), ("1.37", (3, 3, None))]
+)
+def test_an_empty_substring_at_an_offset_as_each_cel_go_finds_it(version: str, answers: tuple[int, ...]) -> None:
+    """Before cel-go v0.29 an empty substring was found at the offset given, unchecked; since, clamped or an error."""
+    env = kcel.Env(k8s_version=version)
+    exprs = ("'abc'.indexOf('', 10)", "'abc'.lastIndexOf('', 10)", "'abc'.lastIndexOf('', -1)")
+    for expr, answer in zip(exprs, answers, strict=True):
+        if answer is None:
+            with pytest.raises(kcel.EvalError, match="index out of range: -1"):
+                env.compile(expr).evaluate({})
+        else:
+            assert env.compile(expr).evaluate({}) == answer
