@@ -146,10 +146,10 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
                 by_name[module] = loaded  # a later option's version replaces an earlier one's
     if server < (1, 31) and "strings" in by_name:  # cel-go 0.17 (1.30) had no format() validator, nor its exemption
         by_name["strings"] = dataclasses.replace(by_name["strings"], validators=(), mixed_literal_functions=())
-    if server < (1, 37) and "strings" in by_name:  # cel-go before v0.29: `indexOf('', n)` is n, unchecked
+    if server < (1, 37) and "strings" in by_name:  # cel-go before v0.29: `indexOf('', n)` is n, unchecked, and more
         from kcel.libs.strings import before_cel_go_v0_29
 
-        by_name["strings"] = before_cel_go_v0_29(by_name["strings"])
+        by_name["strings"] = before_cel_go_v0_29(by_name["strings"], before_v0_22=server < (1, 32))
     libraries += by_name.values()
     macros = list(STANDARD)
     for option in chosen:

@@ -138,7 +138,7 @@ def uint64_to_int64(value: int) -> int:
 
 
 _INT_TEXT = re.compile(r"[+-]?[0-9]+\Z")
-_UINT_TEXT = re.compile(r"\+?[0-9]+\Z")
+_UINT_TEXT = re.compile(r"[0-9]+\Z")  # strconv.ParseUint takes no sign, not even `+`
 
 
 def string_to_int64(text: str) -> int:

@@ -85,20 +85,25 @@ def string_last_index_of_string_int(text: str, sub: str, offset: int) -> int:
     return text.rfind(sub, 0, offset + len(sub))
 
 
-def _legacy_offset(found: Callable[[str, str, int], int]) -> Callable[[str, str, int], int]:
-    """cel-go before v0.29 (Kubernetes up to 1.36): an empty substring is found at the offset given, unchecked."""
+def _legacy_offset(found: Callable[[str, str, int], int], past_end_fails: bool) -> Callable[[str, str, int], int]:
+    """cel-go before v0.29 (Kubernetes up to 1.36): an empty substring is found at the offset given, unchecked;
+    before v0.22 (`past_end_fails`, Kubernetes up to 1.31) an offset past the last character is out of range."""
 
     def legacy(text: str, sub: str, offset: int) -> int:
-        return offset if not sub else found(text, sub, offset)
+        if not sub:
+            return offset
+        if past_end_fails and offset >= len(text):
+            _out_of_range(offset)
+        return found(text, sub, offset)
 
     return legacy
 
 
-def before_cel_go_v0_29(library: Library) -> Library:
-    """The strings extension as cel-go before v0.29 evaluates it (see `_legacy_offset`)."""
+def before_cel_go_v0_29(library: Library, before_v0_22: bool = False) -> Library:
+    """The strings extension as cel-go before v0.29 (or v0.22) evaluates it (see `_legacy_offset`)."""
     legacy = {
-        "string_index_of_string_int": _legacy_offset(string_index_of_string_int),
-        "string_last_index_of_string_int": _legacy_offset(string_last_index_of_string_int),
+        "string_index_of_string_int": _legacy_offset(string_index_of_string_int, before_v0_22),
+        "string_last_index_of_string_int": _legacy_offset(string_last_index_of_string_int, before_v0_22),
     }
     overloads = tuple(replace(o, impl=legacy[o.id]) if o.id in legacy else o for o in library.overloads)
     return replace(library, overloads=overloads)

@@ -274,3 +274,20 @@ def test_an_empty_substring_at_an_offset_as_each_cel_go_finds_it(version: str, a
                 env.compile(expr).evaluate({})
         else:
             assert env.compile(expr).evaluate({}) == answer
+
+
+@pytest.mark.parametrize(("version", "fails"), [("1.30", True), ("1.31", True), ("1.32", False), ("1.37", False)])
+def test_an_offset_past_the_end_before_cel_go_v0_22(version: str, fails: bool) -> None:
+    program = kcel.Env(k8s_version=version).compile("'abc'.indexOf('b', 3)")
+    if fails:
+        with pytest.raises(kcel.EvalError, match="index out of range: 3"):
+            program.evaluate({})
+    else:
+        assert program.evaluate({}) == -1
+
+
+def test_uint_of_a_signed_text_is_a_conversion_error() -> None:
+    """strconv.ParseUint takes no sign; a constant argument fails the program when it is built."""
+    with pytest.raises(kcel.PlanError, match="type conversion error from 'string' to 'uint'"):
+        kcel.Env().compile("uint('+1')")
+    assert kcel.Env().compile("int('+1')").evaluate({}) == 1
