@@ -144,8 +144,16 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
             loaded = _library_for(module, library_version, server)
             if loaded is not None:
                 by_name[module] = loaded  # a later option's version replaces an earlier one's
-    if server < (1, 31) and "strings" in by_name:  # cel-go 0.17 (1.30) had no format() validator, nor its exemption
-        by_name["strings"] = dataclasses.replace(by_name["strings"], validators=(), mixed_literal_functions=())
+    if server < (1, 31) and "strings" in by_name:  # cel-go 0.17 (1.30) had no format() validator
+        by_name["strings"] = dataclasses.replace(by_name["strings"], validators=())
+    if server < (1, 33) and "strings" in by_name:  # the golang.org/x/text of 1.30-1.32 spaces `×10` narrowly
+        from kcel.libs.formatting import string_format_narrow_spaced
+
+        overloads = tuple(
+            dataclasses.replace(o, impl=string_format_narrow_spaced) if o.id == "string_format" else o
+            for o in by_name["strings"].overloads
+        )
+        by_name["strings"] = dataclasses.replace(by_name["strings"], overloads=overloads)
     if server < (1, 37) and "strings" in by_name:  # cel-go before v0.29: `indexOf('', n)` is n, unchecked, and more
         from kcel.libs.strings import before_cel_go_v0_29
 

@@ -23,6 +23,7 @@ from kcel.values import INT64_MAX
 
 __all__ = [
     "LEGACY_CLAUSES", "V2_CLAUSES", "Clause", "format_issues", "go_value", "string_format", "string_format_v2",
+    "string_format_narrow_spaced",
 ]  # fmt: skip
 
 # -- runtime kinds and Go's renderings of values -------------------------------------------------
@@ -125,7 +126,7 @@ def _xtext_fixed(x: float, precision: int) -> str:
     return text
 
 
-def _xtext_scientific(x: float, width: int) -> str:
+def _xtext_scientific(x: float, width: int, times: str = "\u00d7") -> str:
     """`message.NewPrinter(en_US).Sprintf("%<width>e", x)`: cel-go passes the precision as the width.
 
     The digits are always 6 after the point; the result is left-padded with spaces to `width`
@@ -142,7 +143,7 @@ def _xtext_scientific(x: float, width: int) -> str:
         mantissa, _, exponent_text = format(abs(x), ".6e").partition("e")
         exponent = int(exponent_text)
         power = ("\u207b" if exponent < 0 else "") + f"{abs(exponent):02d}".translate(_SUPERSCRIPT)
-        text = f"{sign}{mantissa}\u00d710{power}"  # as the x/text Kubernetes vendors prints it
+        text = f"{sign}{mantissa}{times}10{power}"  # as the x/text Kubernetes vendors prints it
     return text.rjust(width & 0xFFFF)
 
 
@@ -365,6 +366,19 @@ LEGACY_CLAUSES: Mapping[str, Clause] = {
 def string_format(text: str, args: Sequence[Any]) -> str:
     """Versions 1-3 (Kubernetes): `'%d items'.format([3])` with the legacy formatter."""
     return _format(LEGACY_CLAUSES, text, args)
+
+
+def _narrow_spaced_scientific(value: Any, precision: int | None) -> str:
+    x = _legacy_float_arg(value, "scientific clause can only be used on doubles")
+    return _xtext_scientific(x, 6 if precision is None else precision, "\u202f\u00d7\u202f")
+
+
+_NARROW_SPACED_CLAUSES: Mapping[str, Clause] = {**LEGACY_CLAUSES, "e": _narrow_spaced_scientific}
+
+
+def string_format_narrow_spaced(text: str, args: Sequence[Any]) -> str:
+    """Kubernetes 1.30's golang.org/x/text sets `×10` between narrow no-break spaces: `1.500000 × 10⁰⁰`."""
+    return _format(_NARROW_SPACED_CLAUSES, text, args)
 
 
 # -- format: the cel-spec formatter (version 4) --------------------------------------------------

@@ -291,3 +291,18 @@ def test_uint_of_a_signed_text_is_a_conversion_error() -> None:
     with pytest.raises(kcel.PlanError, match="type conversion error from 'string' to 'uint'"):
         kcel.Env().compile("uint('+1')")
     assert kcel.Env().compile("int('+1')").evaluate({}) == 1
+
+
+@pytest.mark.parametrize(("version", "text"), [
+    ("1.30", "1.500000\u202f\u00d7\u202f10\u2070\u2070"), ("1.32", "1.500000\u202f\u00d7\u202f10\u2070\u2070"),
+    ("1.33", "1.500000\u00d710\u2070\u2070"),
+])  # fmt: skip
+def test_scientific_format_as_each_api_servers_x_text_prints_it(version: str, text: str) -> None:
+    assert kcel.Env(k8s_version=version).compile("'%e'.format([1.5])").evaluate({}) == text
+
+
+def test_format_takes_mixed_literal_arguments_at_1_30() -> None:
+    env = kcel.Env(variables={"f": "double", "s": "string"}, k8s_version="1.30")
+    assert env.compile("'%s %s'.format([f, s])").evaluate({"f": 1.5, "s": "abc"}) == "1.5 abc"
+    with pytest.raises(kcel.CompileError, match="expected type 'double' but found 'string'"):
+        env.compile("[f, s]")
