@@ -69,10 +69,10 @@ def homogeneous_issues(root: Expr, types: Mapping[int, CelType], exempt: Collect
             elif t != first:
                 issues.append(Issue(errors.type_mismatch(first, t), element.pos, element.id))
                 break
-    for literal in maps:
+    for map_literal in maps:
         key_type: CelType | None = None
         value_type: CelType | None = None
-        for entry in literal.entries:
+        for entry in map_literal.entries:
             k, v = types[entry.key.id], _unwrapped(types[entry.value.id], entry.optional)
             if key_type is None or value_type is None:
                 key_type, value_type = k, v

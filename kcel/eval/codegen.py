@@ -348,7 +348,9 @@ class CodeGen:
             # The qualifiers cost (the chain's base identifier is free), and the test itself unless Kubernetes made it
             # free (PresenceTestHasCost(false)).
             operand = self.gen(node.operand)
-            self.cost((0 if self.plans_as_attribute(node.operand) else 1) + self.decls.presence_test_cost)
+            # A `?:` branch is resolved rather than evaluated: the test itself is then neither charged nor refunded.
+            presence = 0 if node.id == self.resolved_attribute else self.decls.presence_test_cost
+            self.cost((0 if self.plans_as_attribute(node.operand) else 1) + presence)
             if access is not None:
                 test = self.bind(access.test, "_has")
                 if access.key is None or not self.inline:

@@ -154,10 +154,10 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
             for o in by_name["strings"].overloads
         )
         by_name["strings"] = dataclasses.replace(by_name["strings"], overloads=overloads)
-    if server < (1, 37) and "strings" in by_name:  # cel-go before v0.29: `indexOf('', n)` is n, unchecked, and more
-        from kcel.libs.strings import before_cel_go_v0_29
+    if server < (1, 37) and "strings" in by_name:  # indexOf and lastIndexOf changed with cel-go v0.22, v0.26, v0.29
+        from kcel.libs.strings import as_in_older_cel_go
 
-        by_name["strings"] = before_cel_go_v0_29(by_name["strings"], before_v0_22=server < (1, 32))
+        by_name["strings"] = as_in_older_cel_go(by_name["strings"], server)
     libraries += by_name.values()
     macros = list(STANDARD)
     for option in chosen:

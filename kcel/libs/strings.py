@@ -86,8 +86,8 @@ def string_last_index_of_string_int(text: str, sub: str, offset: int) -> int:
 
 
 def _legacy_offset(found: Callable[[str, str, int], int], past_end_fails: bool) -> Callable[[str, str, int], int]:
-    """cel-go before v0.29 (Kubernetes up to 1.36): an empty substring is found at the offset given, unchecked;
-    before v0.22 (`past_end_fails`, Kubernetes up to 1.31) an offset past the last character is out of range."""
+    """An empty substring found at the offset given, unchecked; `past_end_fails`: an offset past the last character
+    is out of range."""
 
     def legacy(text: str, sub: str, offset: int) -> int:
         if not sub:
@@ -99,12 +99,29 @@ def _legacy_offset(found: Callable[[str, str, int], int], past_end_fails: bool) 
     return legacy
 
 
-def before_cel_go_v0_29(library: Library, before_v0_22: bool = False) -> Library:
-    """The strings extension as cel-go before v0.29 (or v0.22) evaluates it (see `_legacy_offset`)."""
-    legacy = {
-        "string_index_of_string_int": _legacy_offset(string_index_of_string_int, before_v0_22),
-        "string_last_index_of_string_int": _legacy_offset(string_last_index_of_string_int, before_v0_22),
-    }
+def _empty_text_fails(found: Callable[[str, str], int], index: int) -> Callable[[str, str], int]:
+    """cel-go searched `''` for a non-empty substring from an offset it then found out of range."""
+
+    def legacy(text: str, sub: str) -> int:
+        if not text and sub:
+            _out_of_range(index)
+        return found(text, sub)
+
+    return legacy
+
+
+def as_in_older_cel_go(library: Library, server: tuple[int, int]) -> Library:
+    """The strings extension as the cel-go of an older API server (`server`, Kubernetes' version) evaluates it:
+    before v0.29 (1.37) an empty substring is found at the offset given; before v0.22 (1.32) an offset past the
+    last character, or `''.indexOf(s)`, is out of range; before v0.26 (1.34) so is `''.lastIndexOf(s)`."""
+    legacy: dict[str, Callable[..., int]] = {}
+    if server < (1, 37):
+        legacy["string_index_of_string_int"] = _legacy_offset(string_index_of_string_int, server < (1, 32))
+        legacy["string_last_index_of_string_int"] = _legacy_offset(string_last_index_of_string_int, server < (1, 32))
+    if server < (1, 32):
+        legacy["string_index_of_string"] = _empty_text_fails(string_index_of_string, 0)
+    if server < (1, 34):
+        legacy["string_last_index_of_string"] = _empty_text_fails(string_last_index_of_string, -1)
     overloads = tuple(replace(o, impl=legacy[o.id]) if o.id in legacy else o for o in library.overloads)
     return replace(library, overloads=overloads)
 

@@ -158,15 +158,15 @@ class Builder(Transformer[Token, Expr]):
         return self._unary(c, "!_")
 
     def negate(self, c: list[Any]) -> Expr:
+        # `--1`: ANTLR lexes no signed number there, so the sign is one more `-` of the run
         token = self.signed.get(c[-1].id)
-        if (
-            token is not None and c[-1].id not in self.parenthesized
-        ):  # `--1`: ANTLR lexes no signed number there, the sign is one more `-` of the run
+        if token is not None and c[-1].id not in self.parenthesized:
+            start = token.start_pos or 0
             digits = len(token) - len(token.lstrip("-").lstrip())
-            unsigned = Token(token.type.replace("NEG_", "NUM_"), token[digits:], start_pos=token.start_pos + digits)
+            unsigned = Token(token.type.replace("NEG_", "NUM_"), token[digits:], start_pos=start + digits)
             unsigned.end_pos = token.end_pos
             parse = literals.parse_int if token.type == "NEG_INT" else literals.parse_double
-            c = [*c[:-1], Token("MINUS", "-", start_pos=token.start_pos), self._parsed_literal(unsigned, parse)]
+            c = [*c[:-1], Token("MINUS", "-", start_pos=start), self._parsed_literal(unsigned, parse)]
         return self._unary(c, "-_")
 
     def _unary(self, c: list[Any], function: str) -> Expr:

@@ -306,3 +306,25 @@ def test_format_takes_mixed_literal_arguments_at_1_30() -> None:
     assert env.compile("'%s %s'.format([f, s])").evaluate({"f": 1.5, "s": "abc"}) == "1.5 abc"
     with pytest.raises(kcel.CompileError, match="expected type 'double' but found 'string'"):
         env.compile("[f, s]")
+
+
+@pytest.mark.parametrize(("version", "answers"), [
+    ("1.30", ("index out of range: 0", "index out of range: -1")),
+    ("1.33", (-1, "index out of range: -1")),
+    ("1.36", (-1, -1)),
+])  # fmt: skip
+def test_searching_an_empty_text_as_each_cel_go_does(version: str, answers: tuple[object, object]) -> None:
+    env = kcel.Env(k8s_version=version)
+    for expr, answer in zip(("''.indexOf('a')", "''.lastIndexOf('a')"), answers, strict=True):
+        if isinstance(answer, str):
+            with pytest.raises(kcel.EvalError, match=answer):
+                env.compile(expr).evaluate({})
+        else:
+            assert env.compile(expr).evaluate({}) == answer
+
+
+@pytest.mark.parametrize("version", [None, "1.30", "1.37"])
+def test_a_presence_test_as_a_conditional_branch_is_resolved(version: str | None) -> None:
+    env = kcel.Env(variables={"flag": "bool", "ms": "map(string, string)"}, k8s_version=version)
+    program = env.compile("(flag ? has(ms.b) : true)")
+    assert program.evaluate_with_cost({"flag": True, "ms": {}}) == (False, 2)
