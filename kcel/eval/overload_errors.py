@@ -11,6 +11,7 @@ from collections.abc import Sequence
 _TRAIT_OF = {
     "_+_": "adder", "_-_": "subtractor", "_*_": "multiplier", "_/_": "divider", "_%_": "modder", "-_": "negator",
     "_<_": "comparer", "_<=_": "comparer", "_>_": "comparer", "_>=_": "comparer", "size": "sizer",
+    "sort": "lister", "@sortByAssociatedKeys": "lister",  # the lists extension's singletons (ext/lists.go)
 }  # fmt: skip
 _TRAITS: dict[str, frozenset[str]] = {
     name: frozenset(traits.split())
@@ -23,7 +24,7 @@ _TRAITS: dict[str, frozenset[str]] = {
         "string": "adder comparer matcher receiver sizer",
         "google.protobuf.Timestamp": "adder comparer receiver subtractor",
         "uint": "adder comparer divider modder multiplier subtractor",
-        "list": "adder sizer",
+        "list": "adder sizer lister",
         "map": "sizer",
     }.items()
 }

@@ -328,3 +328,12 @@ def test_a_presence_test_as_a_conditional_branch_is_resolved(version: str | None
     env = kcel.Env(variables={"flag": "bool", "ms": "map(string, string)"}, k8s_version=version)
     program = env.compile("(flag ? has(ms.b) : true)")
     assert program.evaluate_with_cost({"flag": True, "ms": {}}) == (False, 2)
+
+
+def test_sort_of_something_that_is_no_list_fails_its_trait_check() -> None:
+    """`sort` is a singleton guarded by the Lister trait (ext/lists.go), like the operators."""
+    env = kcel.Env(k8s_version="1.37")
+    with pytest.raises(kcel.EvalError, match="^no such overload: sort$"):
+        env.compile("dyn(false).sort()").evaluate({})
+    with pytest.raises(kcel.EvalError, match="^no such overload$"):  # a string takes method calls itself
+        env.compile("dyn('a').sort()").evaluate({})
