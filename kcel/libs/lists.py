@@ -408,7 +408,11 @@ def _flatten_cost(args: Sequence[Any], result: Any) -> int:
 
 
 def _self_compare_cost(values: Any) -> int:
-    """O(n²) worst case over the list; string and bytes elements cost a traversal factor more."""
+    """O(n²) worst case over the list; string and bytes elements cost a traversal factor more. cel-go's tracker
+    asserts the operand is a list, so an operand that failed panics there, and the API server reports that panic
+    (Program.Eval recovers it) instead of the operand's own error."""
+    if isinstance(values, BaseException):
+        raise EvalError("internal error: interface conversion: *types.Err is not traits.Lister: missing method Add")
     size = actual_size(values)
     if size == 0 or not _is_list(values):
         return _allocating_call(2.0, 0)

@@ -337,3 +337,12 @@ def test_sort_of_something_that_is_no_list_fails_its_trait_check() -> None:
         env.compile("dyn(false).sort()").evaluate({})
     with pytest.raises(kcel.EvalError, match="^no such overload$"):  # a string takes method calls itself
         env.compile("dyn('a').sort()").evaluate({})
+
+
+@pytest.mark.parametrize("expr", ["[][1].sort()", "[[1]][2].distinct()", "[1, 2].sortBy(v, [v][5])"])
+def test_a_failed_list_panics_cel_gos_list_cost_tracker(expr: str) -> None:
+    program = kcel.Env(k8s_version="1.37").compile(expr)
+    with pytest.raises(kcel.EvalError, match=r"^internal error: interface conversion: \*types.Err is not traits"):
+        program.evaluate_with_cost({})
+    with pytest.raises(kcel.EvalError, match="index out of bounds"):  # without a cost tracker: the list's error
+        program.evaluate({})
