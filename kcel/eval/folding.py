@@ -1,5 +1,6 @@
 """What cel-go's planner folds to a constant under OptOptimize (which Kubernetes sets): literals, list and map
-literals of constants, type names, and type conversions of constants (`int('1')`, `duration('1s')`, `dyn([])`).
+literals of constants, type names, type conversions of constants (`int('1')`, `duration('1s')`, `dyn([])`), and
+membership in an empty constant list (`false`).
 A folded value is computed once when planning and costs nothing when evaluated; a conversion that fails makes the
 program fail to build, as cel-go's does."""
 
@@ -45,6 +46,8 @@ def constant(cg: Any, node: Expr) -> tuple[bool, Any]:
                 )
             except EvalError:
                 return False, None
+    if isinstance(node, Call) and node.function == "@in" and constant(cg, node.args[1]) == (True, ()):
+        return True, False  # membership in an empty constant list (maybeOptimizeSetMembership)
     if isinstance(node, Call) and node.function in TYPE_CONVERSIONS and node.target is None and len(node.args) == 1:
         ok, value = constant(cg, node.args[0])
         overloads = [o for o in decls.overloads(node.function) if len(o.args) == 1 and not o.member]

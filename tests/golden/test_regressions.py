@@ -346,3 +346,9 @@ def test_a_failed_list_panics_cel_gos_list_cost_tracker(expr: str) -> None:
         program.evaluate_with_cost({})
     with pytest.raises(kcel.EvalError, match="index out of bounds"):  # without a cost tracker: the list's error
         program.evaluate({})
+
+
+def test_membership_in_an_empty_constant_list_is_a_constant() -> None:
+    """Folded to `false` when planning, so `[x in []]` is a constant list too, and x is never read."""
+    program = kcel.Env(variables={"f": "double"}, k8s_version="1.37").compile("[1, 2].map(v, (dyn(f) in []))")
+    assert program.evaluate_with_cost({"f": 1.5}) == ([False, False], 5)
