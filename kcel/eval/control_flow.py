@@ -40,6 +40,7 @@ class Planner(Protocol):
     resolved_attribute: int | None  # a `?:` branch cel-go resolves without evaluating it (its own cost is not charged)
     loops: int  # comprehension loops around the code being generated
     lenient_optional_or: bool  # cel-go before v0.28: a non-optional left side of `or`/`orValue` is the answer
+    eager_binds: bool  # cel-go before v0.22: a bind's initialiser runs first, used or not (an error kept for use)
 
     def gen(self, node: Expr, tolerant: bool = False) -> str: ...
     def flush(self) -> None: ...
@@ -338,8 +339,13 @@ def _append_element(cg: Planner, accu: Local, element: Expr) -> None:
 
 
 def _bind_like(cg: Planner, node: Comprehension, tolerant: bool) -> str:
-    """`cel.bind` and friends: a variable whose initialiser runs on first use, at most once."""
-    local = _lazy_local(cg, node.accu_init)
+    """`cel.bind` and friends: a variable whose initialiser runs on first use, at most once (before cel-go v0.22, at
+    once, its error kept for a use)."""
+    if cg.eager_binds and not cg.deep():
+        local = Local(cg.temp("_b"), may_hold_error=True)
+        capture(cg, node.accu_init, local.py)
+    else:
+        local = _lazy_local(cg, node.accu_init)
     cg.scopes.append({node.accu_var: local})
     result = cg.gen(node.result, tolerant)
     cg.scopes.pop()

@@ -352,3 +352,11 @@ def test_membership_in_an_empty_constant_list_is_a_constant() -> None:
     """Folded to `false` when planning, so `[x in []]` is a constant list too, and x is never read."""
     program = kcel.Env(variables={"f": "double"}, k8s_version="1.37").compile("[1, 2].map(v, (dyn(f) in []))")
     assert program.evaluate_with_cost({"f": 1.5}) == ([False, False], 5)
+
+
+@pytest.mark.parametrize(("version", "cost"), [("1.30", 9), ("1.31", 9), ("1.32", 6), ("1.37", 6)])
+def test_opt_map_runs_its_value_first_before_cel_go_v0_22(version: str, cost: int) -> None:
+    """The expansion's initialiser (`target.value()`) ran at once before v0.22, used or not; since, on first use."""
+    env = kcel.Env(variables={"b": "bytes", "f": "double"}, k8s_version=version)
+    program = env.compile("optional.of(b).optMap(v1, f).value()")
+    assert program.evaluate_with_cost({"b": b"ab", "f": 1.5}) == (1.5, cost)
