@@ -45,6 +45,11 @@ TYPE_NAMES = {
 }  # fmt: skip
 
 
+# Each operator's overload ids by their position in cel-go's declarations.
+_DECLARATION_RANKS = {
+    function: {oid: i for i, oid in enumerate(order)} for function, order in DECLARATION_ORDER.items()
+}
+
 _NAMED_TYPES = {
     "list": list_of(DYN), "map": map_of(DYN, DYN), "google.protobuf.Timestamp": TIMESTAMP,
     "google.protobuf.Duration": DURATION, "optional_type": optional_of(DYN),
@@ -201,9 +206,8 @@ class Env:
         for library in self.libraries:
             for overload in library.overloads:
                 self._overloads.setdefault(overload.function, []).append(overload)
-        for function, order in DECLARATION_ORDER.items():  # the checker tries overloads in cel-go's order
+        for function, rank in _DECLARATION_RANKS.items():  # the checker tries overloads in cel-go's order
             if function in self._overloads:
-                rank = {overload_id: i for i, overload_id in enumerate(order)}
                 self._overloads[function].sort(key=lambda o: rank.get(o.id, len(rank)))
         self._library_types = {t.name: t for library in self.libraries for t in library.types}
         self.constants: dict[str, Any] = {n: v for library in self.libraries for n, v in library.constants.items()}
@@ -239,8 +243,12 @@ class Env:
     def is_variable(self, name: str) -> bool:
         return name in self.variables
 
+    def _undeclared_type_name(self, name: str) -> bool:
+        """`optional_type` where cel-go named the type `optional` (and declared no name for it)."""
+        return name == "optional_type" and self.optional_type_name != name
+
     def type_value(self, name: str) -> TypeValue | None:
-        if name == "optional_type" and self.optional_type_name != name:
+        if self._undeclared_type_name(name):
             return None
         if name in TYPE_NAMES:
             return TYPE_NAMES[name]
@@ -261,7 +269,7 @@ class Env:
         """The type a type name denotes (`int`, `google.protobuf.Timestamp`, `net.IP`)."""
         if name in self._library_types:
             return self._library_types[name]
-        if name not in TYPE_NAMES or (name == "optional_type" and self.optional_type_name != name):
+        if name not in TYPE_NAMES or self._undeclared_type_name(name):
             return None
         if name in _NAMED_TYPES:
             return _NAMED_TYPES[name]

@@ -572,7 +572,7 @@ class CodeGen:
         return f"_{helper}({left}, {right})"
 
     def optional_qualifier(self, function: str, args: str) -> str:
-        """`x.?f`, `x[?k]`: cel-go's tracker charges the qualifier only when it finds something (or fails)."""
+        """`x.?f`, `x[?k]`: cel-go's tracker charges the qualifier only when it finds something."""
         if not self.metered or self.uncharged:
             return f"{function}({args})"
         self.pending -= 1  # the qualifier's own unit, charged by the helper instead
@@ -616,7 +616,7 @@ class CodeGen:
         call, a literal), cel-go observes that attribute even when the operand failed (unless a `?:` resolves it)."""
         if not self.exact_failures or self.plans_as_attribute(operand) or self.deep():
             return self.gen(operand)
-        return control_flow.relative_operand(self, operand, 0 if node.id == self.resolved_attribute else 1)
+        return control_flow.charged_on_failure(self, operand, 0 if node.id == self.resolved_attribute else 1)
 
     def operands(self, nodes: Sequence[Expr]) -> list[str]:
         """Operands of a call that costs 1: when failures are exact, each is evaluated and the call charged even if
@@ -758,16 +758,12 @@ class CodeGen:
         # OptOptimize folds a constant map (nested ones too); it is still built afresh, as a dict is mutable
         base = 0 if self.optimize and self.constant(node)[0] else 30
         parts = self.elements([x for entry in node.entries for x in (entry.key, entry.value)], base)
-        self.cost(base)
         pairs = [f"({parts[2 * i]}, {parts[2 * i + 1]}, {entry.optional})" for i, entry in enumerate(node.entries)]
-        if not pairs:
-            return "{}"
-        if self.exact_failures:  # a map that cannot be built panics in cel-go, before its constructor is charged
-            self.pending -= base
-            built = self.spill(f"_make_map_optional([{', '.join(pairs)}])")
-            self.cost(base)
-            return built
-        return f"_make_map_optional([{', '.join(pairs)}])"
+        built = f"_make_map_optional([{', '.join(pairs)}])" if pairs else "{}"
+        if self.exact_failures and pairs:  # a map that cannot be built panics in cel-go, before it is charged
+            built = self.spill(built)
+        self.cost(base)
+        return built
 
 
 def _is_attribute_name(name: str | None) -> bool:

@@ -94,28 +94,23 @@ def literal_elements(cg: Planner, nodes: Sequence[Expr], base_cost: int) -> list
     return texts
 
 
-def relative_operand(cg: Planner, node: Expr, charged: int) -> str:
-    """The operand of a relative attribute (`f(x).a`, `[e][0]`) when failures are exact: cel-go observes the
-    attribute even when its operand failed (`charged`)."""
-    operand = cg.temp()
-    capture(cg, node, operand)
-    cg.w.line(f"if isinstance({operand}, BaseException):")
+def charged_on_failure(cg: Planner, node: Expr, charged: int) -> str:
+    """`node`, when failures are exact, where cel-go observes (and `charged`) a step that depends on it even when it
+    failed: the relative attribute on an operand (`f(x).a`, `[e][0]`), the qualifier of a computed key."""
+    into = cg.temp()
+    capture(cg, node, into)
+    cg.w.line(f"if isinstance({into}, BaseException):")
     cg.w.line(f"    _m.add({charged})" if charged else "    pass")
-    cg.w.line(f"    raise {operand}")
-    return operand
+    cg.w.line(f"    raise {into}")
+    return into
 
 
 def computed_key(cg: Planner, node: Call, operand: str) -> tuple[str, str]:
     """`m[f(x)]` when failures are exact: the key is a qualifier cel-go observes even when computing it failed (an
     optional one only when something is found)."""
     operand = cg.spill(operand)
-    key = cg.temp()
-    capture(cg, node.args[1], key)
     charged = (1 if cg.plans_as_attribute(node.args[0]) else 2) - (node.function == "_[?_]")
-    cg.w.line(f"if isinstance({key}, BaseException):")
-    cg.w.line(f"    _m.add({charged})" if charged else "    pass")
-    cg.w.line(f"    raise {key}")
-    return operand, key
+    return operand, charged_on_failure(cg, node.args[1], charged)
 
 
 def logic(cg: Planner, node: Call, tolerant: bool) -> str:

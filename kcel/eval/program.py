@@ -131,9 +131,7 @@ class Program:
                 meter = Meter(meter.limit)
                 value = self._exact_function(True)(activation or _EMPTY, meter)
         except (KeyError, TypeError, AttributeError, OperandTypeError, RecursionError) as err:
-            error = _too_deep() if isinstance(err, RecursionError) else _final_error(err)
-            error.cost = meter.cost
-            raise self._cost_of_failure(error, activation or _EMPTY, meter.limit) from None
+            raise self._cost_of_failure(_spent(err, meter), activation or _EMPTY, meter.limit) from None
         except CostLimitExceeded as exceeded:
             if math.isinf(meter.limit):
                 raise
@@ -144,8 +142,7 @@ class Program:
             except _NO_EXACT_PLAN:
                 raise exceeded from None
         except EvalError as err:
-            err.cost = meter.cost
-            raise self._cost_of_failure(err, activation or _EMPTY, meter.limit) from None
+            raise self._cost_of_failure(_spent(err, meter), activation or _EMPTY, meter.limit) from None
         return value, meter.cost
 
     def _cost_of_failure(self, error: EvalError, activation: Mapping[str, Any], limit: float) -> EvalError:
@@ -176,13 +173,8 @@ class Program:
             return self._failing[0].function(activation, meter), meter.cost
         except CostLimitExceeded:
             raise
-        except (KeyError, TypeError, AttributeError, OperandTypeError, RecursionError) as err:
-            error = _too_deep() if isinstance(err, RecursionError) else _final_error(err)
-            error.cost = meter.cost
-            raise error from None
-        except EvalError as err:
-            err.cost = meter.cost
-            raise
+        except (KeyError, TypeError, AttributeError, OperandTypeError, RecursionError, EvalError) as err:
+            raise _spent(err, meter) from None
 
     def explain(self, activation: Mapping[str, Any] | None = None) -> Explanation:
         """Evaluate once more, recording what every subexpression gave and what decided `&&`, `||`, `?:` and
@@ -214,6 +206,13 @@ class Program:
 
 _EMPTY: Mapping[str, Any] = {}
 _NO_EXACT_PLAN = (SyntaxError, RecursionError)  # a plan Python cannot compile (too many nested blocks)
+
+
+def _spent(err: BaseException, meter: Meter) -> EvalError:
+    """The error a metered evaluation ends with, carrying what was spent before it (Kubernetes charges that)."""
+    error = _too_deep() if isinstance(err, RecursionError) else _final_error(err)
+    error.cost = meter.cost
+    return error
 
 
 def _final_error(err: BaseException) -> EvalError:

@@ -146,18 +146,10 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
                 by_name[module] = loaded  # a later option's version replaces an earlier one's
     if server < (1, 31) and "strings" in by_name:  # cel-go 0.17 (1.30) had no format() validator
         by_name["strings"] = dataclasses.replace(by_name["strings"], validators=())
-    if server < (1, 33) and "strings" in by_name:  # the golang.org/x/text of 1.30-1.32 spaces `×10` narrowly
-        from kcel.libs.formatting import string_format_narrow_spaced
+    if server < (1, 37) and "strings" in by_name:  # indexOf, lastIndexOf and %e as each API server evaluates them
+        from kcel.libs.strings import as_older_api_servers_evaluate
 
-        overloads = tuple(
-            dataclasses.replace(o, impl=string_format_narrow_spaced) if o.id == "string_format" else o
-            for o in by_name["strings"].overloads
-        )
-        by_name["strings"] = dataclasses.replace(by_name["strings"], overloads=overloads)
-    if server < (1, 37) and "strings" in by_name:  # indexOf and lastIndexOf changed with cel-go v0.22, v0.26, v0.29
-        from kcel.libs.strings import as_in_older_cel_go
-
-        by_name["strings"] = as_in_older_cel_go(by_name["strings"], server)
+        by_name["strings"] = as_older_api_servers_evaluate(by_name["strings"], server)
     libraries += by_name.values()
     macros = list(STANDARD)
     for option in chosen:

@@ -31,7 +31,7 @@ from kcel.libs import (
     size_cost,
     size_estimate,
 )
-from kcel.libs.formatting import format_issues, go_value, string_format, string_format_v2
+from kcel.libs.formatting import format_issues, go_value, string_format, string_format_narrow_spaced, string_format_v2
 
 __all__ = ["LIBRARY", "MAX_VERSION", "library"]
 
@@ -110,11 +110,14 @@ def _empty_text_fails(found: Callable[[str, str], int], index: int) -> Callable[
     return legacy
 
 
-def as_in_older_cel_go(library: Library, server: tuple[int, int]) -> Library:
-    """The strings extension as the cel-go of an older API server (`server`, Kubernetes' version) evaluates it:
-    before v0.29 (1.37) an empty substring is found at the offset given; before v0.22 (1.32) an offset past the
-    last character, or `''.indexOf(s)`, is out of range; before v0.26 (1.34) so is `''.lastIndexOf(s)`."""
-    legacy: dict[str, Callable[..., int]] = {}
+def as_older_api_servers_evaluate(library: Library, server: tuple[int, int]) -> Library:
+    """The strings extension as an older API server (`server`, Kubernetes' version) evaluates it: with cel-go before
+    v0.29 (1.37) an empty substring is found at the offset given; before v0.22 (1.32) an offset past the last
+    character, or `''.indexOf(s)`, is out of range; before v0.26 (1.34) so is `''.lastIndexOf(s)`; and the
+    golang.org/x/text of 1.30-1.32 prints `%e` with `×` between narrow no-break spaces."""
+    legacy: dict[str, Callable[..., Any]] = {}
+    if server < (1, 33):
+        legacy["string_format"] = string_format_narrow_spaced
     if server < (1, 37):
         legacy["string_index_of_string_int"] = _legacy_offset(string_index_of_string_int, server < (1, 32))
         legacy["string_last_index_of_string_int"] = _legacy_offset(string_last_index_of_string_int, server < (1, 32))
