@@ -437,30 +437,28 @@ class CodeGen:
             return node.function in ("_[_]", "_?._", "_[?_]", "_?_:_")
         return isinstance(node, Ident)
 
-    def is_attribute(self, node: Expr) -> bool:
-        """Whether `node` is a chain of selections and indexes on a name (cel-go's absolute attribute)."""
-        while isinstance(node, (Select, Call)):
-            if isinstance(node, Call):
-                if node.function not in ("_[_]", "_?._", "_[?_]"):
-                    return False
-                node = node.args[0]
-            else:
-                node = node.operand
-        return isinstance(node, Ident)
+    def resolved(self, node: Expr, tolerant: bool = False) -> str:
+        """An attribute cel-go resolves rather than evaluates (an index, a `?:` branch): its qualifiers are charged,
+        not the attribute itself."""
+        outer = self.resolved_attribute
+        self.resolved_attribute = node.id
+        try:
+            return self.gen(node, tolerant)
+        finally:
+            self.resolved_attribute = outer
 
     # -- calls -------------------------------------------------------------------------------
 
     def gen_args(self, nodes: Sequence[Expr], free: Expr | None = None) -> list[str]:
         """Arguments in order; earlier ones are spilled if a later one needs statements.
 
-        `free`: an argument whose evaluation cel-go does not charge (an attribute used as an index).
+        `free`: an attribute used as an index, which cel-go resolves as a qualifier: its own evaluation is not
+        charged, only its qualifiers.
         """
         exprs: list[str] = []
         for node in nodes:
             mark = self.w.mark()
-            self.uncharged += node is free
-            text = self.gen(node)
-            self.uncharged -= node is free
+            text = self.resolved(node) if node is free else self.gen(node)
             if self.w.mark() != mark and any(not _SIMPLE.match(e) for e in exprs):
                 spills: list[str] = []
                 for i, previous in enumerate(exprs):
@@ -534,22 +532,22 @@ class CodeGen:
 
     def binary(self, node: Call) -> str:
         fn = node.function
-        # An index that is itself an attribute (`m[k]`, `m[self.key]`) becomes a qualifier of the
+        # An index that is itself an attribute (`m[k]`, `m[self.key]`, `l[[0][0]]`) becomes a qualifier of the
         # indexed attribute in cel-go, and its own evaluation is not charged.
         key = node.args[1]
         if fn in ("_[_]", "_[?_]"):
             self.check_constant_key(key)
-        qualifier = fn in ("_[_]", "_[?_]") and not isinstance(key, Const) and self.is_attribute(key)
+        qualifier = fn in ("_[_]", "_[?_]") and not isinstance(key, Const) and self.plans_as_attribute(key)
         template = self.inline_template(node)
         if template is None and self.metered and fn in _SIZED_OPERATORS:
             left, right = self.costed_operands(node.args, _metered_module().OPERATOR_COSTS[fn])
         elif fn not in ("_[_]", "_[?_]"):
             left, right = self.operands(node.args)
-        elif self.exact_failures and not qualifier and not isinstance(key, Const):
+        elif self.exact_failures and not isinstance(key, Const):
             left, right = control_flow.computed_key(self, node, self.attribute_operand(node, node.args[0]))
         elif self.exact_failures:
             left = self.attribute_operand(node, node.args[0])
-            (right,) = self.gen_args([key], free=key if qualifier else None)
+            (right,) = self.gen_args([key])
         else:
             left, right = self.gen_args(node.args, free=key if qualifier else None)
         helper = _BINARY_HELPERS[fn]

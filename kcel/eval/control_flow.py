@@ -37,12 +37,12 @@ class Planner(Protocol):
     pending: int  # static cost not yet written out
     captures: int  # `try` blocks of `capture` around the code being generated
     exact_failures: bool  # charging every step as cel-go does, for the cost of a failure
-    resolved_attribute: int | None  # a `?:` branch cel-go resolves without evaluating it (its own cost is not charged)
     loops: int  # comprehension loops around the code being generated
     lenient_optional_or: bool  # cel-go before v0.28: a non-optional left side of `or`/`orValue` is the answer
     eager_binds: bool  # cel-go before v0.22: a bind's initialiser runs first, used or not (an error kept for use)
 
     def gen(self, node: Expr, tolerant: bool = False) -> str: ...
+    def resolved(self, node: Expr, tolerant: bool = False) -> str: ...
     def flush(self) -> None: ...
     def temp(self, prefix: str = "_t") -> str: ...
     def cost(self, amount: int) -> None: ...
@@ -57,13 +57,14 @@ class Planner(Protocol):
 # -- errors as values, branches ---------------------------------------------------------------
 
 
-def capture(cg: Planner, node: Expr, into: str) -> None:
-    """`into = <node>`, with any CEL error caught and stored as a value."""
+def capture(cg: Planner, node: Expr, into: str, resolved: bool = False) -> None:
+    """`into = <node>`, with any CEL error caught and stored as a value; `resolved`: an attribute cel-go resolves
+    (`Planner.resolved`)."""
     cg.flush()
     cg.w.line("try:")
     cg.captures += 1
     with cg.w.indent():
-        text = cg.gen(node, tolerant=True)
+        text = cg.resolved(node, tolerant=True) if resolved else cg.gen(node, tolerant=True)
         cg.flush()
         cg.w.line(f"{into} = {text}")
     cg.captures -= 1
@@ -94,11 +95,11 @@ def literal_elements(cg: Planner, nodes: Sequence[Expr], base_cost: int) -> list
     return texts
 
 
-def charged_on_failure(cg: Planner, node: Expr, charged: int) -> str:
+def charged_on_failure(cg: Planner, node: Expr, charged: int, resolved: bool = False) -> str:
     """`node`, when failures are exact, where cel-go observes (and `charged`) a step that depends on it even when it
     failed: the relative attribute on an operand (`f(x).a`, `[e][0]`), the qualifier of a computed key."""
     into = cg.temp()
-    capture(cg, node, into)
+    capture(cg, node, into, resolved)
     cg.w.line(f"if isinstance({into}, BaseException):")
     cg.w.line(f"    _m.add({charged})" if charged else "    pass")
     cg.w.line(f"    raise {into}")
@@ -106,11 +107,12 @@ def charged_on_failure(cg: Planner, node: Expr, charged: int) -> str:
 
 
 def computed_key(cg: Planner, node: Call, operand: str) -> tuple[str, str]:
-    """`m[f(x)]` when failures are exact: the key is a qualifier cel-go observes even when computing it failed (an
-    optional one only when something is found)."""
+    """`m[f(x)]`, `m[k]` when failures are exact: the key is a qualifier cel-go observes even when computing it
+    failed (an optional one only when something is found); a key that is an attribute is resolved."""
     operand = cg.spill(operand)
     charged = (1 if cg.plans_as_attribute(node.args[0]) else 2) - (node.function == "_[?_]")
-    return operand, charged_on_failure(cg, node.args[1], charged)
+    key = node.args[1]
+    return operand, charged_on_failure(cg, key, charged, resolved=cg.plans_as_attribute(key))
 
 
 def logic(cg: Planner, node: Call, tolerant: bool) -> str:
@@ -184,12 +186,11 @@ def _always_bool(node: Expr) -> bool:
 def _branch(cg: Planner, node: Expr, tolerant: bool) -> str:
     """A branch of `?:`; cel-go resolves an attribute branch (`m`, `m.a`, `[2][3]`) without evaluating it, so the
     attribute itself is not charged, only its qualifiers."""
-    outer = cg.resolved_attribute
     presence_test = isinstance(node, Select) and node.test_only  # an attribute too (cel-go's evalTestOnly)
     if presence_test or (cg.plans_as_attribute(node) and not (isinstance(node, Call) and node.function == "_?_:_")):
-        cg.resolved_attribute = node.id
-    text = cg.gen(node, tolerant)
-    cg.resolved_attribute = outer
+        text = cg.resolved(node, tolerant)
+    else:
+        text = cg.gen(node, tolerant)
     cg.flush()
     return text
 

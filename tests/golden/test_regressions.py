@@ -127,6 +127,10 @@ def test_no_such_overload_in_cel_go_words(expr: str, error: str) -> None:
     ("{}.?b", 1),
     ("l[?5]", 1),
     ("l[?0]", 2),
+    ("l[l[0]]", 3),  # an attribute as an index is resolved: its qualifiers cost, not the attribute itself
+    ("l[l[l[0]]]", 4),
+    ("l[[0][0]]", 3),  # a relative attribute too
+    ("l[dyn(m).a]", 5),
 ])  # fmt: skip
 def test_attributes_and_qualifiers_cost_as_cel_go_plans_them(expr: str, cost: int) -> None:
     variables = {"m": "map(string, int)", "ml": "map(string, list(int))", "l": "list(int)", "flag": "bool", "y": "int"}
@@ -160,11 +164,13 @@ def test_constant_folding_costs_as_cel_go_optimizes(expr: str, cost: int, value:
     ("x / 0 + l.size()", 5, "division by zero"),  # both operands of a binary call are evaluated
     ("m[string(x / 0)]", 5, "division by zero"),  # a computed key is a qualifier, observed though it failed
     ("m[?string(x / 0)]", 4, "division by zero"),  # an optional one is not
+    ("m[ms[string(x)]]", 5, "no such key: 7"),  # a resolved attribute as a key: its qualifier and the outer's
+    ("[1][l[3]]", 3, "index out of bounds: 3"),
     ("{'a': x / 0}", 32, "division by zero"),
 ])  # fmt: skip
 def test_failures_cost_what_cel_go_charges(expr: str, cost: int, error: str) -> None:
-    variables = {"x": "int", "l": "list(int)", "m": "map(string, int)"}
-    activation = {"x": 7, "l": [1], "m": {"a": 1}}
+    variables = {"x": "int", "l": "list(int)", "m": "map(string, int)", "ms": "map(string, string)"}
+    activation = {"x": 7, "l": [1], "m": {"a": 1}, "ms": {}}
     for version in (None, "1.37"):
         program = kcel.Env(variables=variables, k8s_version=version).compile(expr)
         with pytest.raises(kcel.EvalError, match=error) as info:
