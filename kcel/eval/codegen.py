@@ -256,6 +256,16 @@ class CodeGen:
                 except Exception as err:  # the library's own error type; its text is what users see
                     raise PlanError(str(err)) from None
 
+    def compiled_pattern(self, overloads: Sequence[Overload], args: Sequence[Expr]) -> bool:
+        """Whether cel-go's regex optimisation replaces the call (`matches`, `find` with a literal pattern) with one
+        of variable arguments, which stops at the first failed argument and is then not charged."""
+        return any(
+            o.constant_check is not None
+            and o.constant_check.position < len(args)
+            and self.constant(args[o.constant_check.position])[0]
+            for o in overloads
+        )
+
     def const(self, value: Any) -> str:
         if value is None or isinstance(value, bool):
             return repr(value)
@@ -686,7 +696,8 @@ class CodeGen:
         static = len(chosen) == 1 and len(overloads) == 1 and self.statically_typed(args)
         costed = self.metered and overloads and (not static or overloads[0].cost is not None)
         only_cost = overloads[0].cost if len(overloads) == 1 else None
-        texts = self.costed_operands(args, only_cost) if costed or self.exact_failures else self.gen_args(args)
+        capture = (costed or self.exact_failures) and not self.compiled_pattern(overloads, args)
+        texts = self.costed_operands(args, only_cost) if capture else self.gen_args(args)
         # The checker fixed the overload: call it without runtime dispatch.
         if static:
             overload = overloads[0]

@@ -166,11 +166,15 @@ def test_constant_folding_costs_as_cel_go_optimizes(expr: str, cost: int, value:
     ("m[?string(x / 0)]", 4, "division by zero"),  # an optional one is not
     ("m[ms[string(x)]]", 5, "no such key: 7"),  # a resolved attribute as a key: its qualifier and the outer's
     ("[1][l[3]]", 3, "index out of bounds: 3"),
+    ("ls[1].matches('a')", 2, "index out of bounds: 1"),  # a literal pattern makes a call of variable arguments:
+    ("ls[1].matches(dyn('a'))", 2, "index out of bounds: 1"),  # it stops at the failed one, and is not charged
+    ("ls[1].matches(ls[0])", 5, "index out of bounds: 1"),  # (interpreter.MatchesRegexOptimization)
     ("{'a': x / 0}", 32, "division by zero"),
 ])  # fmt: skip
 def test_failures_cost_what_cel_go_charges(expr: str, cost: int, error: str) -> None:
-    variables = {"x": "int", "l": "list(int)", "m": "map(string, int)", "ms": "map(string, string)"}
-    activation = {"x": 7, "l": [1], "m": {"a": 1}, "ms": {}}
+    variables = {"x": "int", "l": "list(int)", "m": "map(string, int)", "ms": "map(string, string)",
+                 "ls": "list(string)"}  # fmt: skip
+    activation = {"x": 7, "l": [1], "m": {"a": 1}, "ms": {}, "ls": ["a"]}
     for version in (None, "1.37"):
         program = kcel.Env(variables=variables, k8s_version=version).compile(expr)
         with pytest.raises(kcel.EvalError, match=error) as info:
