@@ -95,13 +95,14 @@ def estimate(
     overloads: Mapping[str, Overload],
     sizes: SizeEstimator | None = None,
     presence_test_cost: int = 0,
-    dyn_keeps_size: bool = True,
+    tracks_sizes: bool = True,
 ) -> CostEstimate:
     """The (min, max) cost of a checked expression; `overloads` maps overload ids to the library tables.
 
     `presence_test_cost` is what `has()` adds: Kubernetes sets cel-go's PresenceTestHasCost(false), i.e. 0.
-    `dyn_keeps_size`: `dyn(x)` has the size of `x` (cel-go from v0.23, Kubernetes 1.33; before, a call like any
-    other, of unknown size).
+    `tracks_sizes`: cel-go v0.23's estimator (Kubernetes 1.33): `dyn(x)` has the size of `x`, and the sizes of list
+    and map entries follow literals, local variables and comprehensions. Before, `dyn(x)` is a call like any other,
+    an entry's size is known only from its path (Kubernetes' schema) and a comprehension has its range's size.
 
     >>> import kcel
     >>> env = kcel.Env(variables={"s": "string"}, k8s_version="1.35")
@@ -109,7 +110,7 @@ def estimate(
     CostEstimate(min=2, max=12)
     """
     presence = CostEstimate(presence_test_cost, presence_test_cost)
-    return _Estimator(checked, overloads, sizes, presence, dyn_keeps_size).cost(checked.parsed.expr)
+    return _Estimator(checked, overloads, sizes, presence, tracks_sizes).cost(checked.parsed.expr)
 
 
 class _Estimator:
@@ -121,10 +122,10 @@ class _Estimator:
         overloads: Mapping[str, Overload],
         sizes: SizeEstimator | None,
         presence_test_cost: CostEstimate,
-        dyn_keeps_size: bool = True,
+        tracks_sizes: bool = True,
     ) -> None:
         self.types = checked.types
-        self.dyn_keeps_size = dyn_keeps_size
+        self.tracks_sizes = tracks_sizes
         self.chosen = checked.overloads
         self.overloads = overloads
         self.sizes = sizes
@@ -174,7 +175,7 @@ class _Estimator:
     def call(self, node: Call) -> CostEstimate:
         target = node.target if node.target is not None and node.target.id in self.types else None
         args = node.args
-        if node.function == "dyn" and target is None and len(args) == 1 and self.dyn_keeps_size:
+        if node.function == "dyn" and target is None and len(args) == 1 and self.tracks_sizes:
             cost = self.cost(args[0])
             self.copy_sizes(node, args[0])
             return UNIT.add(cost)
@@ -274,7 +275,9 @@ class _Estimator:
         self.pop_local(node.accu_var)
         count = self.size_or_unknown(node.iter_range)
         cost = cost.add(count.cost(step.add(loop)))
-        if isinstance(node.accu_init, Const):
+        if not self.tracks_sizes:
+            self.set_size(node, count)
+        elif isinstance(node.accu_init, Const):
             self.set_size(node, self.size(node.accu_init))
         elif isinstance(node.accu_init, (CreateList, CreateMap)):
             self.set_size(node, count)
@@ -307,6 +310,9 @@ class _Estimator:
         return stack[-1] if stack else None
 
     def push_local(self, name: str, value: Expr) -> None:
+        if not self.tracks_sizes:  # a name of its own, sized only by an estimator that knows it
+            self.locals.setdefault(name, []).append(_Local((name,), None, None))
+            return
         self.locals.setdefault(name, []).append(_Local(self.path(value), self.size(value), self.entry_size(value)))
 
     def push_iteration(self, name: str, range_: Expr, role: str) -> None:
@@ -343,7 +349,7 @@ class _Estimator:
             self.computed[node.id] = size
 
     def set_entry(self, node: Expr, entry: _EntrySize | None) -> None:
-        if entry is not None:
+        if entry is not None and self.tracks_sizes:
             self.entries[node.id] = entry
 
     def copy_sizes(self, target: Expr, source: Expr) -> None:

@@ -150,7 +150,7 @@ class Env:
         variables may then be declared as and literals may build (needs `pip install 'kcel[protobuf]'`)."""
         keyword_field_names = literal_validators = lenient_optional_or = shared_macro_targets = False
         optional_type_name = "optional_type"
-        dyn_keeps_size = True
+        tracks_sizes = True
         kubernetes = k8s_version is not None or compatibility_version is not None
         if kubernetes:
             from kcel.k8s.environment import LATEST, compatibility, configuration, parse_version, server_version
@@ -167,7 +167,7 @@ class Env:
             lenient_optional_or = config.lenient_optional_or
             shared_macro_targets = config.shared_macro_targets
             optional_type_name = config.optional_type_name
-            dyn_keeps_size = server >= (1, 33)  # cel-go v0.23 estimates dyn(x) as x
+            tracks_sizes = server >= (1, 33)  # cel-go v0.23's estimator (kcel.cost.estimate)
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
             homogeneous_literals = config.homogeneous_literals
@@ -186,7 +186,7 @@ class Env:
         # type variable in it conflicts with itself ("incompatible type already exists"), which rejects the rule
         self.shared_macro_targets = shared_macro_targets
         self.optional_type_name = optional_type_name  # as checker messages name it; `optional` in cel-go v0.17
-        self.dyn_keeps_size = dyn_keeps_size
+        self.tracks_sizes = tracks_sizes
         chosen = list(libraries if libraries is not None else plain_cel_go_libraries())
         if messages is not None:
             from kcel.proto.library import protobuf_library
@@ -287,7 +287,7 @@ class Env:
         """
         if program.checked is None:
             raise ValueError("cost estimation needs a type-checked program")
-        return estimate(program.checked, self.overloads_by_id, sizes, self.presence_test_cost, self.dyn_keeps_size)
+        return estimate(program.checked, self.overloads_by_id, sizes, self.presence_test_cost, self.tracks_sizes)
 
     def compile(self, text: str, check: bool = True) -> Program:
         """Parse, type-check (unless `check=False`) and plan; raises `CompileError` rendered like cel-go."""

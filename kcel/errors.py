@@ -102,9 +102,19 @@ class EvalError(CelError):
         return self.message
 
 
-class CostLimitExceeded(EvalError):
+class EvaluationStopped(EvalError):
+    """An error that ends the evaluation where it happens: no `&&`, `||`, `?:` or macro absorbs it, and nothing more
+    is charged."""
+
+
+class CostLimitExceeded(EvaluationStopped):
     """The running cost went past the limit; cel-go's text, so callers can match it."""
 
     def __init__(self, cost: int = 0) -> None:
         super().__init__("operation cancelled: actual cost limit exceeded")
         self.cost = cost
+
+
+class RecoveredPanic(EvaluationStopped):
+    """A Go panic inside cel-go that `Program.Eval` recovers and reports as `internal error: ...`; kcel answers as
+    the API server does (tests/golden/README.md lists each)."""

@@ -243,29 +243,6 @@ class CodeGen:
         """Whether the planner folds `node` to a value, and the value (kcel.eval.folding)."""
         return folding.constant(self, node) if self.optimize or isinstance(node, Const) else (False, None)
 
-    def check_constants(self, overloads: Sequence[Overload], args: Sequence[Expr]) -> None:
-        """Run the overloads' plan-time checks on literal arguments (a bad regex fails the program)."""
-        for overload in overloads:
-            check = overload.constant_check
-            if check is None or check.position >= len(args):
-                continue
-            ok, value = self.constant(args[check.position])
-            if ok and isinstance(value, str):
-                try:
-                    check.check(value)
-                except Exception as err:  # the library's own error type; its text is what users see
-                    raise PlanError(str(err)) from None
-
-    def compiled_pattern(self, overloads: Sequence[Overload], args: Sequence[Expr]) -> bool:
-        """Whether cel-go's regex optimisation replaces the call (`matches`, `find` with a literal pattern) with one
-        of variable arguments, which stops at the first failed argument and is then not charged."""
-        return any(
-            o.constant_check is not None
-            and o.constant_check.position < len(args)
-            and self.constant(args[o.constant_check.position])[0]
-            for o in overloads
-        )
-
     def const(self, value: Any) -> str:
         if value is None or isinstance(value, bool):
             return repr(value)
@@ -359,9 +336,15 @@ class CodeGen:
         if node.test_only:
             # The qualifiers cost (the chain's base identifier is free), and the test itself unless Kubernetes made it
             # free (PresenceTestHasCost(false)).
-            operand = self.gen(node.operand)
             # A `?:` branch is resolved rather than evaluated: the test itself is then neither charged nor refunded.
             presence = 0 if node.id == self.resolved_attribute else self.decls.presence_test_cost
+            if self.exact_failures and not self.deep() and not _is_name_or_conditional(node.operand):
+                # cel-go observes the test though its operand failed: 1, less Kubernetes' refund, unless resolved. kcel
+                # charged an attribute operand its own unit already, for the qualifier of the test that never ran.
+                charged = presence - self.plans_as_attribute(node.operand)
+                operand = control_flow.charged_on_failure(self, node.operand, charged)
+            else:
+                operand = self.gen(node.operand)
             self.cost((0 if self.plans_as_attribute(node.operand) else 1) + presence)
             if access is not None:
                 test = self.bind(access.test, "_has")
@@ -546,7 +529,7 @@ class CodeGen:
         # indexed attribute in cel-go, and its own evaluation is not charged.
         key = node.args[1]
         if fn in ("_[_]", "_[?_]"):
-            self.check_constant_key(key)
+            folding.check_constant_key(self, key)
         qualifier = fn in ("_[_]", "_[?_]") and not isinstance(key, Const) and self.plans_as_attribute(key)
         template = self.inline_template(node)
         if template is None and self.metered and fn in _SIZED_OPERATORS:
@@ -586,13 +569,6 @@ class CodeGen:
         self.pending -= 1  # the qualifier's own unit, charged by the helper instead
         self.namespace.setdefault("_metered", _metered_module())
         return f"_metered.optional_qualifier(_m, {function}, {args})"
-
-    def check_constant_key(self, key: Expr) -> None:
-        """cel-go makes a qualifier of a constant index when planning: null, bytes or a (folded) list cannot be one,
-        and the program fails to build (planner planCallIndex, newQualifier)."""
-        ok, value = self.constant(key)
-        if ok and value.__class__ not in runtime.QUALIFIER_KEYS:
-            raise PlanError(f"invalid qualifier type: {runtime.go_type(value)}")
 
     def inline_template(self, node: Call) -> str | None:
         """Plain Python for an operator the checker typed with primitives on both sides (a format template)."""
@@ -636,14 +612,15 @@ class CodeGen:
 
         cel-go evaluates every operand of a unary or binary call and charges the call even when one
         failed (an error's size counts as 1); its calls of three or more arguments stop at the first
-        failure and are not charged. So each operand that can fail is captured, and a failure charged.
+        failure, and are charged only when that was the last argument (its tracker finds every argument
+        observed). So each operand that can fail is captured, and a failure charged.
         """
-        if not self.metered or len(nodes) > 2 or all(self.cannot_fail(n) for n in nodes):
+        leading = nodes[:-1] if len(nodes) > 2 else ()  # their failure stops the call uncharged
+        if not self.metered or all(self.cannot_fail(n) for n in nodes[len(leading) :]) or self.deep():
             return self.gen_args(nodes)
-        if self.deep():
-            return self.gen_args(nodes)
-        names, captured = [], []
-        for node in nodes:
+        names = [t if _SIMPLE.match(t) else self.spill(t) for t in self.gen_args(leading)]
+        captured = []
+        for node in nodes[len(leading) :]:
             if self.cannot_fail(node):
                 names.append(self.gen(node))
                 continue
@@ -692,11 +669,11 @@ class CodeGen:
         chosen = self.chosen.get(node.id, ())
         if chosen:
             overloads = [o for o in overloads if o.id in chosen] or overloads
-        self.check_constants(overloads, args)
+        folding.check_constant_arguments(self, overloads, args)
         static = len(chosen) == 1 and len(overloads) == 1 and self.statically_typed(args)
         costed = self.metered and overloads and (not static or overloads[0].cost is not None)
         only_cost = overloads[0].cost if len(overloads) == 1 else None
-        capture = (costed or self.exact_failures) and not self.compiled_pattern(overloads, args)
+        capture = (costed or self.exact_failures) and not folding.compiled_pattern(self, overloads, args)
         texts = self.costed_operands(args, only_cost) if capture else self.gen_args(args)
         # The checker fixed the overload: call it without runtime dispatch.
         if static:
@@ -773,6 +750,10 @@ class CodeGen:
             built = self.spill(built)
         self.cost(base)
         return built
+
+
+def _is_name_or_conditional(node: Expr) -> bool:
+    return isinstance(node, Ident) or (isinstance(node, Call) and node.function == "_?_:_")
 
 
 def _is_attribute_name(name: str | None) -> bool:

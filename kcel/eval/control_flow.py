@@ -68,7 +68,7 @@ def capture(cg: Planner, node: Expr, into: str, resolved: bool = False) -> None:
         cg.flush()
         cg.w.line(f"{into} = {text}")
     cg.captures -= 1
-    cg.w.line("except _CostLimitExceeded:")  # never absorbed: the evaluation is cancelled
+    cg.w.line("except _EvaluationStopped:")  # never absorbed: the evaluation is cancelled
     with cg.w.indent():
         cg.w.line("raise")
     cg.w.line("except _CEL_ERRORS as _e:")
@@ -87,7 +87,7 @@ def literal_elements(cg: Planner, nodes: Sequence[Expr], base_cost: int) -> list
         cg.flush()
         cg.w.line("pass")
     cg.captures -= 1
-    cg.w.line("except _CostLimitExceeded:")
+    cg.w.line("except _EvaluationStopped:")
     cg.w.line("    raise")
     cg.w.line("except _CEL_ERRORS:")
     cg.w.line(f"    _m.add({base_cost})")

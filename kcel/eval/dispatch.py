@@ -168,7 +168,10 @@ def metered_dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
                     meter.add(1)
                     return impl(*args)
                 return charge(meter, cost, impl, args)
-        meter.add(1)  # cel-go charges the call whose result is "no such overload"
-        raise no_such_overload(function, args)
+        error = no_such_overload(function, args)
+        # cel-go charges the call whose result is "no such overload": by the overload's own tracker when the checker
+        # chose one (`dyn(1).slice(0, 1)` costs list_slice's 12), else 1.
+        meter.add(1 if len(table) > 1 or table[0][2] is None else table[0][2](args, error))
+        raise error
 
     return dispatch

@@ -6,8 +6,10 @@ program fail to build, as cel-go's does."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from kcel.checker.decls import Overload
 from kcel.errors import EvalError, PlanError
 from kcel.eval import runtime
 from kcel.eval.dispatch import dispatcher
@@ -57,3 +59,36 @@ def constant(cg: Any, node: Expr) -> tuple[bool, Any]:
             except EvalError as err:
                 raise PlanError(str(err)) from None
     return False, None
+
+
+def check_constant_arguments(cg: Any, overloads: Sequence[Overload], args: Sequence[Expr]) -> None:
+    """Run the overloads' plan-time checks on literal arguments (a bad regex fails the program)."""
+    for overload in overloads:
+        check = overload.constant_check
+        if check is None or check.position >= len(args):
+            continue
+        ok, value = cg.constant(args[check.position])
+        if ok and isinstance(value, str):
+            try:
+                check.check(value)
+            except Exception as err:  # the library's own error type; its text is what users see
+                raise PlanError(str(err)) from None
+
+
+def compiled_pattern(cg: Any, overloads: Sequence[Overload], args: Sequence[Expr]) -> bool:
+    """Whether cel-go's regex optimisation replaces the call (`matches`, `find` with a literal pattern) with one of
+    variable arguments, which stops at the first failed argument and is then not charged."""
+    return any(
+        o.constant_check is not None
+        and o.constant_check.position < len(args)
+        and cg.constant(args[o.constant_check.position])[0]
+        for o in overloads
+    )
+
+
+def check_constant_key(cg: Any, key: Expr) -> None:
+    """cel-go makes a qualifier of a constant index when planning: null, bytes or a (folded) list cannot be one, and
+    the program fails to build (planner planCallIndex, newQualifier)."""
+    ok, value = cg.constant(key)
+    if ok and value.__class__ not in runtime.QUALIFIER_KEYS:
+        raise PlanError(f"invalid qualifier type: {runtime.go_type(value)}")

@@ -51,4 +51,6 @@ def no_such_overload(function: str, arg_types: Sequence[str]) -> str:
         return "no such overload" if trait in traits or "receiver" in traits else f"no such overload: {function}"
     if function in _PLAIN_FUNCTIONS:
         return "no such overload"
+    if function == "flatten":  # its bindings check the operands themselves (ext/lists.go, `%v.flatten(%v)`)
+        return f"no such overload: {arg_types[0]}.flatten({', '.join(arg_types[1:])})"
     return f"no such overload: {function}({', '.join(arg_types)})"

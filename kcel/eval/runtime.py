@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kcel.errors import CostLimitExceeded, EvalError  # noqa: F401 (CostLimitExceeded: EXPORTED)
+from kcel.errors import EvalError, EvaluationStopped, RecoveredPanic  # noqa: F401 (EvaluationStopped: EXPORTED)
 from kcel.eval import overload_errors
 from kcel.eval.equality import cel_equals, has_exact_key, map_lookup
 from kcel.eval.gotext import go_text
@@ -570,7 +570,7 @@ def _check_key(key: Any) -> None:
     """Keys kcel cannot keep as cel-go does: it keys lists and maps by identity, and panics on bytes (a Go slice),
     which the API server reports as an internal error (cel-go Program.Eval recovers it)."""
     if isinstance(key, bytes):
-        raise EvalError("internal error: runtime error: hash of unhashable type types.Bytes")
+        raise RecoveredPanic("internal error: runtime error: hash of unhashable type types.Bytes")
     if isinstance(key, (list, tuple, Mapping)):
         raise EvalError(f"unsupported key type: {type_name(key)}")
     try:
@@ -780,7 +780,7 @@ def type_of(value: Any) -> TypeValue:
 EXPORTED = {"raise": raise_error} | {
     name: globals()[name]
     for name in (
-        "CEL_ERRORS", "CostLimitExceeded", "EvalError", "operand_failed", "Optional", "NONE", "Uint", "TypeValue",
+        "CEL_ERRORS", "EvaluationStopped", "EvalError", "operand_failed", "Optional", "NONE", "Uint", "TypeValue",
         "unwrap", "as_eval_error", "make_struct", "unbound_call",
         "logic_error", "logical_not", "not_strictly_false", "conditional_test", "check_int", "check_uint",
         "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",

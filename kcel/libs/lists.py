@@ -20,8 +20,8 @@ from kcel.checker.types import (
     T,
     list_of,
 )
-from kcel.errors import EvalError
-from kcel.eval.runtime import type_name
+from kcel.errors import EvalError, RecoveredPanic
+from kcel.eval.runtime import go_type, type_name
 from kcel.eval.sizes import actual_size
 from kcel.libs import (
     CallEstimate,
@@ -403,21 +403,43 @@ def _output_size_cost(args: Sequence[Any], result: Any) -> int:
 
 
 def _flatten_cost(args: Sequence[Any], result: Any) -> int:
-    depth = float(args[1]) if len(args) == 2 and isinstance(args[1], int) else 1.0
+    """The input's size times the depth; cel-go's tracker asserts the depth is an int, and panics otherwise."""
+    depth = 1.0
+    if len(args) == 2:
+        if type_name(args[1]) != "int":
+            raise RecoveredPanic(f"internal error: interface conversion: ref.Val is {_go_type(args[1])}, not types.Int")
+        depth = float(args[1])
     return _allocating_call(depth, actual_size(args[0]))
 
 
 def _self_compare_cost(values: Any) -> int:
     """O(n²) worst case over the list; string and bytes elements cost a traversal factor more. cel-go's tracker
-    asserts the operand is a list, so an operand that failed panics there, and the API server reports that panic
-    (Program.Eval recovers it) instead of the operand's own error."""
-    if isinstance(values, BaseException):
-        raise EvalError("internal error: interface conversion: *types.Err is not traits.Lister: missing method Add")
+    asserts the operand is a list, so an operand that failed or is something else (`dyn(1).distinct()`) panics
+    there, and the API server reports that panic (Program.Eval recovers it) instead of the call's own error."""
+    if not _is_list(values):
+        raise _not_a_lister(values)
     size = actual_size(values)
-    if size == 0 or not _is_list(values):
+    if size == 0:
         return _allocating_call(2.0, 0)
     factor = 2.0 + (_STRING_TRAVERSAL_FACTOR if isinstance(values[0], (str, bytes)) else 0.0)
     return _allocating_call(factor, min(size * size, UINT64_MAX))
+
+
+_ADDERS = frozenset(
+    {"int", "uint", "double", "string", "bytes", "google.protobuf.Duration", "google.protobuf.Timestamp"}
+)
+
+
+def _go_type(value: Any) -> str:
+    return "*types.Err" if isinstance(value, BaseException) else go_type(value)
+
+
+def _not_a_lister(value: Any) -> RecoveredPanic:
+    """Go's failed assertion to traits.Lister, which names the first method (alphabetically) the value lacks."""
+    missing = "Contains" if not isinstance(value, BaseException) and type_name(value) in _ADDERS else "Add"
+    return RecoveredPanic(
+        f"internal error: interface conversion: {_go_type(value)} is not traits.Lister: missing method {missing}"
+    )
 
 
 def _receiver_self_compare_cost(args: Sequence[Any], result: Any) -> int:

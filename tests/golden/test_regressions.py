@@ -169,6 +169,8 @@ def test_constant_folding_costs_as_cel_go_optimizes(expr: str, cost: int, value:
     ("ls[1].matches('a')", 2, "index out of bounds: 1"),  # a literal pattern makes a call of variable arguments:
     ("ls[1].matches(dyn('a'))", 2, "index out of bounds: 1"),  # it stops at the failed one, and is not charged
     ("ls[1].matches(ls[0])", 5, "index out of bounds: 1"),  # (interpreter.MatchesRegexOptimization)
+    ("'abc'.substring(m['b'], 1)", 2, "no such key: b"),  # a call of three arguments stops at a failed one,
+    ("'abc'.replace('a', 'b', m['b'])", 3, "no such key: b"),  # charged when it was the last (all observed)
     ("{'a': x / 0}", 32, "division by zero"),
 ])  # fmt: skip
 def test_failures_cost_what_cel_go_charges(expr: str, cost: int, error: str) -> None:
@@ -358,6 +360,52 @@ def test_a_failed_list_panics_cel_gos_list_cost_tracker(expr: str) -> None:
         program.evaluate({})
 
 
+@pytest.mark.parametrize(("expr", "panic", "error"), [
+    ("dyn(1).distinct()", "types.Int is not traits.Lister: missing method Contains", "no such overload: distinct"),
+    ("dyn({}).distinct()", r"\*types.baseMap is not traits.Lister: missing method Add", "no such overload: distinct"),
+    ("[1].flatten(dyn('a'))", "ref.Val is types.String, not types.Int", r"no such overload: list.flatten\(string\)"),
+])  # fmt: skip
+def test_cel_gos_list_cost_trackers_panic_on_what_they_do_not_expect(expr: str, panic: str, error: str) -> None:
+    program = kcel.Env(k8s_version="1.37").compile(expr)
+    with pytest.raises(kcel.EvalError, match=f"^internal error: interface conversion: {panic}$"):
+        program.evaluate_with_cost({})
+    with pytest.raises(kcel.EvalError, match=f"^{error}"):
+        program.evaluate({})
+
+
+@pytest.mark.parametrize(("expr", "cost"), [("[1, 2].sortBy(v, 'a'.charAt(3)).size()", 29),
+                                            ("[[1][2]].distinct().size() == 0 || true", 12)])  # fmt: skip
+def test_a_panic_ends_the_evaluation(expr: str, cost: int) -> None:
+    """A recovered panic is not absorbed by `||` nor charged further: cel-go unwinds the whole evaluation."""
+    with pytest.raises(kcel.EvalError, match="^internal error") as info:
+        kcel.Env(k8s_version="1.37").compile(expr).evaluate_with_cost({})
+    assert info.value.cost == cost
+
+
+@pytest.mark.parametrize(("expr", "cost"), [("dyn(1).slice(0, 1)", 12), ("dyn(1).reverse()", 12), ("dyn(1).sort()", 1)])
+def test_a_call_the_checker_pinned_is_charged_by_its_tracker_when_dispatch_fails(expr: str, cost: int) -> None:
+    """One overload chosen: its cost with the error as the result (list_slice: 1 + 10 + 1); several: 1."""
+    with pytest.raises(kcel.EvalError, match="no such overload") as info:
+        kcel.Env(k8s_version="1.37").compile(expr).evaluate_with_cost({})
+    assert info.value.cost == cost
+
+
+@pytest.mark.parametrize(("expr", "plain", "kubernetes"), [
+    ("has(e.b.c)", 2, 1),  # the test is observed though its operand failed: 1, which Kubernetes refunds
+    ("has([e][1].c)", 13, 12),
+    ("has({'a': 1, 'b': 2}.transformMapEntry(k, v, {'c': v}).c)", 68, 67),
+    ("x > 0 ? has([e][1].c) : false", 14, 14),  # a `?:` branch is resolved, the test not observed
+])  # fmt: skip
+def test_a_presence_test_whose_operand_failed_costs_as_cel_go_observes_it(
+    expr: str, plain: int, kubernetes: int
+) -> None:
+    for version, cost in ((None, plain), ("1.37", kubernetes)):
+        program = kcel.Env(variables={"e": "map(string, dyn)", "x": "int"}, k8s_version=version).compile(expr)
+        with pytest.raises(kcel.EvalError) as info:
+            program.evaluate_with_cost({"e": {}, "x": 1})
+        assert info.value.cost == cost
+
+
 def test_membership_in_an_empty_constant_list_is_a_constant() -> None:
     """Folded to `false` when planning, so `[x in []]` is a constant list too, and x is never read."""
     program = kcel.Env(variables={"f": "double"}, k8s_version="1.37").compile("[1, 2].map(v, (dyn(f) in []))")
@@ -370,3 +418,13 @@ def test_opt_map_runs_its_value_first_before_cel_go_v0_22(version: str, cost: in
     env = kcel.Env(variables={"b": "bytes", "f": "double"}, k8s_version=version)
     program = env.compile("optional.of(b).optMap(v1, f).value()")
     assert program.evaluate_with_cost({"b": b"ab", "f": 1.5}) == (1.5, cost)
+
+
+@pytest.mark.parametrize(
+    ("version", "estimate"),
+    [("1.30", (32, 3689348814741910560)), ("1.32", (32, 3689348814741910560)), ("1.33", (33, 33))],
+)
+def test_entry_sizes_are_estimated_from_cel_go_v0_23(version: str, estimate: tuple[int, int]) -> None:
+    """Before cel-go v0.23 the estimator knows a literal's length but not the sizes of its entries."""
+    env = kcel.Env(variables={"s": "string"}, k8s_version=version)
+    assert env.estimate_cost(env.compile("{1: 'ab', 2: 'A b'}[3].split(s)")) == kcel.CostEstimate(*estimate)
