@@ -421,10 +421,12 @@ class _Checker:
 
     def map_insert(self, node: Call) -> CelType:
         """transformMap's `cel.@mapInsert(m, k, v)` and transformMapEntry's `cel.@mapInsert(m, {k: v})`."""
-        accu, *rest = (self.visit(a) for a in node.args)
+        types = [self.visit(a) for a in node.args]
+        accu, *rest = types
         entry = map_of(rest[0], rest[1]) if len(rest) == 2 else rest[0]
-        if not is_assignable(accu, entry, self.subst):
-            self.error(node, errors.type_mismatch(self.resolved(accu), self.resolved(entry)))
+        if not is_assignable(accu, entry, self.subst):  # cel-go declares it as a function of two overloads
+            shown = [self.subst.resolve(t, to_dyn=True) for t in types]
+            return self.error(node, errors.no_matching_overload("cel.@mapInsert", shown))
         return self.resolved(accu)
 
     def optional_select(self, node: Call) -> CelType:

@@ -302,21 +302,33 @@ class CodeGen:
     def qualified_name(self, node: Expr) -> str | None:
         return names.qualified_name(node, self.is_local)
 
-    def resolve_select(self, node: Select) -> str | None:
-        """A select chain that names a declared variable (`a.b` declared) or a type."""
+    def declared_name(self, node: Select) -> str | None:
+        """The declared variable, constant or type a select chain names as a whole (`a.b` declared)."""
         name = self.qualified_name(node)
         if name is None or "." not in name.lstrip("."):
             return None
-        for candidate in self.candidates(name):
+        decls = self.decls
+        return next(
+            (c for c in self.candidates(name) if decls.is_variable(c) or c in decls.constants or decls.type_value(c)),
+            None,
+        )
+
+    def resolve_select(self, node: Select) -> str | None:
+        """A select chain that names a declared variable, constant or type; uncharged when resolved."""
+        candidate = self.declared_name(node)
+        if candidate is None:
+            return None
+        type_value = self.decls.type_value(candidate)
+        if not self.decls.is_variable(candidate) and candidate not in self.decls.constants and type_value is not None:
+            return self.bind(type_value, "_type")
+        self.uncharged += node.id == self.resolved_attribute
+        try:
             if self.decls.is_variable(candidate):
                 return self.variable(candidate)
-            if candidate in self.decls.constants:
-                self.cost(1)
-                return self.const(self.decls.constants[candidate])
-            type_value = self.decls.type_value(candidate)
-            if type_value is not None:
-                return self.bind(type_value, "_type")
-        return None
+            self.cost(1)
+            return self.const(self.decls.constants[candidate])
+        finally:
+            self.uncharged -= node.id == self.resolved_attribute
 
     # -- selection ---------------------------------------------------------------------------
 
@@ -334,18 +346,9 @@ class CodeGen:
             return resolved
         access = self.schema_field(node.operand, node.field)
         if node.test_only:
-            # The qualifiers cost (the chain's base identifier is free), and the test itself unless Kubernetes made it
-            # free (PresenceTestHasCost(false)).
             # A `?:` branch is resolved rather than evaluated: the test itself is then neither charged nor refunded.
             presence = 0 if node.id == self.resolved_attribute else self.decls.presence_test_cost
-            if self.exact_failures and not self.deep() and not _is_name_or_conditional(node.operand):
-                # cel-go observes the test though its operand failed: 1, less Kubernetes' refund, unless resolved. kcel
-                # charged an attribute operand its own unit already, for the qualifier of the test that never ran.
-                charged = presence - self.plans_as_attribute(node.operand)
-                operand = control_flow.charged_on_failure(self, node.operand, charged)
-            else:
-                operand = self.gen(node.operand)
-            self.cost((0 if self.plans_as_attribute(node.operand) else 1) + presence)
+            operand = control_flow.presence_test_operand(self, node, presence)
             if access is not None:
                 test = self.bind(access.test, "_has")
                 if access.key is None or not self.inline:
@@ -430,11 +433,26 @@ class CodeGen:
             return node.function in ("_[_]", "_?._", "_[?_]", "_?_:_")
         return isinstance(node, Ident)
 
+    def attribute_root(self, node: Expr) -> Expr:
+        """The step of an attribute that carries the attribute's own charge, which cel-go makes when the attribute is
+        evaluated (not resolved): its name, or the first selection or index on something else (`{}[u]` of
+        `{}[u][k]`)."""
+        while True:
+            if isinstance(node, Select) and not node.test_only and self.declared_name(node) is None:
+                operand = node.operand
+            elif isinstance(node, Call) and node.function in ("_[_]", "_?._", "_[?_]"):
+                operand = node.args[0]
+            else:
+                return node
+            if not self.plans_as_attribute(operand):
+                return node
+            node = operand
+
     def resolved(self, node: Expr, tolerant: bool = False) -> str:
         """An attribute cel-go resolves rather than evaluates (an index, a `?:` branch): its qualifiers are charged,
         not the attribute itself."""
         outer = self.resolved_attribute
-        self.resolved_attribute = node.id
+        self.resolved_attribute = self.attribute_root(node).id
         try:
             return self.gen(node, tolerant)
         finally:
@@ -500,7 +518,7 @@ class CodeGen:
         if fn in _BINARY_HELPERS:
             return self.binary(node)
         if fn == "cel.@mapInsert":
-            args = self.gen_args(node.args)
+            args = self.operands(node.args)
             self.cost(1)
             helper = "_map_insert" if len(args) == 3 else "_map_insert_entry"
             return f"{helper}({', '.join(args)})"
@@ -530,9 +548,12 @@ class CodeGen:
         key = node.args[1]
         if fn in ("_[_]", "_[?_]"):
             folding.check_constant_key(self, key)
-        qualifier = fn in ("_[_]", "_[?_]") and not isinstance(key, Const) and self.plans_as_attribute(key)
+        qualifier = fn in ("_[_]", "_[?_]") and control_flow.resolved_key(self, key)
         template = self.inline_template(node)
-        if template is None and self.metered and fn in _SIZED_OPERATORS:
+        # Priced by the operands' sizes when the checker pinned one overload; else cel-go's call has no overload id,
+        # and its tracker charges 1 (`dyn(s) < dyn(s)`, `x in dyn(l)`).
+        sized = self.metered and fn in _SIZED_OPERATORS and len(self.chosen.get(node.id, ())) <= 1
+        if template is None and sized:
             left, right = self.costed_operands(node.args, _metered_module().OPERATOR_COSTS[fn])
         elif fn not in ("_[_]", "_[?_]"):
             left, right = self.operands(node.args)
@@ -556,7 +577,7 @@ class CodeGen:
             if fn == "_[?_]":
                 return self.optional_qualifier(f"_{helper}", f"{left}, {right}{self.presence}")
             return f"_{helper}({left}, {right}{self.presence})"
-        if self.metered and fn in _SIZED_OPERATORS:
+        if sized:
             self.namespace.setdefault("_metered", _metered_module())
             return f"_metered.{helper}(_m, {left}, {right})"
         self.cost(1)
@@ -750,10 +771,6 @@ class CodeGen:
             built = self.spill(built)
         self.cost(base)
         return built
-
-
-def _is_name_or_conditional(node: Expr) -> bool:
-    return isinstance(node, Ident) or (isinstance(node, Call) and node.function == "_?_:_")
 
 
 def _is_attribute_name(name: str | None) -> bool:

@@ -106,13 +106,38 @@ def charged_on_failure(cg: Planner, node: Expr, charged: int, resolved: bool = F
     return into
 
 
+def presence_test_operand(cg: Planner, node: Select, presence: int) -> str:
+    """The operand of `has(x.f)`, and the test charged: the qualifiers (a chain's base name is free), and `presence`
+    (Kubernetes sets PresenceTestHasCost(false): 0). When failures are exact, cel-go observes the test though its
+    operand failed: `presence`, where kcel charged an attribute operand its own unit already, for the qualifier of
+    the test that never ran."""
+    attribute = cg.plans_as_attribute(node.operand)
+    operand = node.operand
+    if cg.exact_failures and not cg.deep() and not isinstance(operand, Ident) and not _is_conditional(operand):
+        text = charged_on_failure(cg, operand, presence - attribute)
+    else:
+        text = cg.gen(operand)
+    cg.cost((0 if attribute else 1) + presence)
+    return text
+
+
+def _is_conditional(node: Expr) -> bool:
+    return isinstance(node, Call) and node.function == "_?_:_"
+
+
 def computed_key(cg: Planner, node: Call, operand: str) -> tuple[str, str]:
     """`m[f(x)]`, `m[k]` when failures are exact: the key is a qualifier cel-go observes even when computing it
     failed (an optional one only when something is found); a key that is an attribute is resolved."""
     operand = cg.spill(operand)
     charged = (1 if cg.plans_as_attribute(node.args[0]) else 2) - (node.function == "_[?_]")
     key = node.args[1]
-    return operand, charged_on_failure(cg, key, charged, resolved=cg.plans_as_attribute(key))
+    return operand, charged_on_failure(cg, key, charged, resolved=resolved_key(cg, key))
+
+
+def resolved_key(cg: Planner, key: Expr) -> bool:
+    """Whether cel-go makes an index a qualifier it resolves (not evaluates): an attribute (a name, a selection, an
+    index, `?:`) or a presence test, whose own step is then not charged."""
+    return not isinstance(key, Const) and (cg.plans_as_attribute(key) or (isinstance(key, Select) and key.test_only))
 
 
 def logic(cg: Planner, node: Call, tolerant: bool) -> str:
@@ -187,7 +212,7 @@ def _branch(cg: Planner, node: Expr, tolerant: bool) -> str:
     """A branch of `?:`; cel-go resolves an attribute branch (`m`, `m.a`, `[2][3]`) without evaluating it, so the
     attribute itself is not charged, only its qualifiers."""
     presence_test = isinstance(node, Select) and node.test_only  # an attribute too (cel-go's evalTestOnly)
-    if presence_test or (cg.plans_as_attribute(node) and not (isinstance(node, Call) and node.function == "_?_:_")):
+    if presence_test or (cg.plans_as_attribute(node) and not _is_conditional(node)):
         text = cg.resolved(node, tolerant)
     else:
         text = cg.gen(node, tolerant)

@@ -406,6 +406,25 @@ def test_a_presence_test_whose_operand_failed_costs_as_cel_go_observes_it(
         assert info.value.cost == cost
 
 
+@pytest.mark.parametrize(("expr", "cost"), [
+    ("dyn(s) < dyn(s)", 5),  # no overload pinned: no overload id, and cel-go's tracker charges 1
+    ("dyn(s) + dyn(s)", 5),
+    ("x in dyn(l)", 4),
+    ("dyn(s) < s", 13),  # one overload pinned: priced by the sizes
+    ("dyn(s) == dyn(s)", 14),  # equality has one overload
+    ("{true: 1}[has(m.a)]", 3),  # a presence test as an index is resolved: the test itself is not charged
+    ("{'a': 1}.transformMap(k, v, x / 0)", 6),  # cel.@mapInsert is a call of three arguments, the last failed
+])  # fmt: skip
+def test_operator_costs_follow_the_overload_the_checker_chose(expr: str, cost: int) -> None:
+    env = kcel.Env(variables={"s": "string", "l": "list(int)", "x": "int", "m": "map(string, int)"})
+    program = env.compile(expr)
+    activation = {"s": "a" * 100, "l": [1] * 50, "x": 7, "m": {"a": 1}}
+    try:
+        assert program.evaluate_with_cost(activation)[1] == cost
+    except kcel.EvalError as err:
+        assert err.cost == cost
+
+
 def test_membership_in_an_empty_constant_list_is_a_constant() -> None:
     """Folded to `false` when planning, so `[x in []]` is a constant list too, and x is never read."""
     program = kcel.Env(variables={"f": "double"}, k8s_version="1.37").compile("[1, 2].map(v, (dyn(f) in []))")
