@@ -6,8 +6,10 @@ import math
 from collections.abc import Callable, Mapping, Sized
 from typing import Any
 
+from kcel.errors import RecoveredPanic
 from kcel.eval import runtime
 from kcel.eval.dispatch import Meter
+from kcel.eval.runtime import CEL_ERRORS
 from kcel.eval.sizes import actual_size
 from kcel.values import Optional
 
@@ -112,8 +114,16 @@ def optional_qualifier(meter: Meter, qualify: Callable[..., Optional], *args: An
 
 
 def in_container(meter: Meter, item: Any, container: Any) -> bool:
+    """Charged whatever the test gives, unless it panics in cel-go (a bytes item in a map), ending the evaluation."""
+    try:
+        found = runtime.in_container(item, container)
+    except RecoveredPanic:
+        raise
+    except CEL_ERRORS:
+        meter.add(in_cost(item, container))
+        raise
     meter.add(in_cost(item, container))
-    return runtime.in_container(item, container)
+    return found
 
 
 OPERATOR_COSTS: dict[str, Callable[[tuple[Any, ...], Any], int]] = {

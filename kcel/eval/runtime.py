@@ -7,12 +7,25 @@ knows the types, the planner calls the specialised functions directly instead.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kcel.errors import EvalError, EvaluationStopped, RecoveredPanic  # noqa: F401 (EvaluationStopped: EXPORTED)
 from kcel.eval import overload_errors
+from kcel.eval.arithmetic import (  # noqa: F401 (EXPORTED)
+    add_int64,
+    add_uint64,
+    check_int,
+    check_uint,
+    divide_double,
+    divide_int64,
+    divide_uint64,
+    modulo_int64,
+    modulo_uint64,
+    multiply_uint64,
+    subtract_int64,
+    subtract_uint64,
+)
 from kcel.eval.equality import cel_equals, has_exact_key, map_lookup
 from kcel.eval.gotext import go_text
 from kcel.eval.inputs import (  # noqa: F401 (EXPORTED, and what callers import from here)
@@ -28,11 +41,9 @@ from kcel.eval.inputs import (  # noqa: F401 (EXPORTED, and what callers import 
 )
 from kcel.values import (
     INT64_MAX,
-    INT64_MIN,
     LIST_VIEWS,
     NONE,
     OBJECTS,
-    UINT64_MAX,
     CelMap,
     ListView,
     Optional,
@@ -106,75 +117,6 @@ def conditional_test(value: Any) -> bool:
 
 
 # -- arithmetic --------------------------------------------------------------------------------
-
-
-def check_int(value: int) -> int:
-    if INT64_MIN <= value <= INT64_MAX:
-        return value
-    raise EvalError("integer overflow")
-
-
-def check_uint(value: int) -> Uint:
-    if 0 <= value <= UINT64_MAX:
-        return Uint(value)
-    raise EvalError("unsigned integer overflow")
-
-
-def add_int64(a: int, b: int) -> int:
-    return check_int(a + b)
-
-
-def subtract_int64(a: int, b: int) -> int:
-    return check_int(a - b)
-
-
-def divide_int64(a: int, b: int) -> int:
-    if b == 0:
-        raise EvalError("division by zero")
-    quotient = abs(a) // abs(b)
-    return check_int(quotient if (a < 0) == (b < 0) else -quotient)
-
-
-def modulo_int64(a: int, b: int) -> int:
-    if b == 0:
-        raise EvalError("modulus by zero")
-    if a == INT64_MIN and b == -1:
-        raise EvalError("integer overflow")
-    remainder = abs(a) % abs(b)
-    return -remainder if a < 0 else remainder
-
-
-def add_uint64(a: int, b: int) -> Uint:
-    return check_uint(a + b)
-
-
-def subtract_uint64(a: int, b: int) -> Uint:
-    return check_uint(a - b)
-
-
-def multiply_uint64(a: int, b: int) -> Uint:
-    return check_uint(a * b)
-
-
-def divide_uint64(a: int, b: int) -> Uint:
-    if b == 0:
-        raise EvalError("division by zero")
-    return Uint(a // b)
-
-
-def modulo_uint64(a: int, b: int) -> Uint:
-    if b == 0:
-        raise EvalError("modulus by zero")
-    return Uint(a % b)
-
-
-def divide_double(a: float, b: float) -> float:
-    try:
-        return a / b
-    except ZeroDivisionError:
-        if a == 0 or math.isnan(a):
-            return math.nan
-        return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
 def _is_map(v: Any) -> bool:
@@ -451,6 +393,8 @@ def in_container(item: Any, container: Any) -> bool:
     if _is_list(container):
         return any(cel_equals(item, element) for element in container)
     if _is_map(container):
+        if item.__class__ is bytes and container:  # a Go map hashes the key: a panic (an empty map is not asked)
+            raise RecoveredPanic(UNHASHABLE_BYTES)
         return map_lookup(container, item)[0]
     raise EvalError("no such overload")
 
@@ -563,6 +507,7 @@ def store_key(result: Any, key: Any, value: Any) -> Mapping[Any, Any]:
 
 
 _NONE_TYPE = type(None)
+UNHASHABLE_BYTES = "internal error: runtime error: hash of unhashable type types.Bytes"  # Go's panic, recovered
 _PLAIN_KEYS = frozenset({str, int, bool, Uint, float, _NONE_TYPE})
 
 
@@ -570,7 +515,7 @@ def _check_key(key: Any) -> None:
     """Keys kcel cannot keep as cel-go does: it keys lists and maps by identity, and panics on bytes (a Go slice),
     which the API server reports as an internal error (cel-go Program.Eval recovers it)."""
     if isinstance(key, bytes):
-        raise RecoveredPanic("internal error: runtime error: hash of unhashable type types.Bytes")
+        raise RecoveredPanic(UNHASHABLE_BYTES)
     if isinstance(key, (list, tuple, Mapping)):
         raise EvalError(f"unsupported key type: {type_name(key)}")
     try:
@@ -642,6 +587,10 @@ def make_map_optional(entries: list[tuple[Any, Any, bool]]) -> Mapping[Any, Any]
                 message = f"cannot initialize optional entry '{go_text(key)}' from non-optional value {go_text(value)}"
                 raise EvalError(message)
             if not value.has_value():
+                if isinstance(key, bytes):  # Go's delete hashes the key: a panic, worded differently on an empty map
+                    raise RecoveredPanic(
+                        UNHASHABLE_BYTES if result else "internal error: hash of unhashable type: types.Bytes"
+                    )
                 try:
                     if has_exact_key(result, key):
                         del_key(result, key)

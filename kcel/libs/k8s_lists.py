@@ -22,8 +22,8 @@ from kcel.checker.types import (
     list_of,
 )
 from kcel.errors import EvalError
+from kcel.eval.arithmetic import add_int64, add_uint64
 from kcel.eval.equality import cel_equals
-from kcel.eval.runtime import add_int64, add_uint64
 from kcel.libs import UNIT, CallEstimate, CallSite, Estimate, Library, Overload
 from kcel.libs.timestamps import add_duration_duration, add_duration_timestamp, add_timestamp_duration
 from kcel.temporal import Duration, Timestamp

@@ -27,7 +27,7 @@ from kcel.checker.types import (
     type_of,
 )
 from kcel.errors import EvalError
-from kcel.eval.runtime import check_int
+from kcel.eval.arithmetic import check_int
 from kcel.eval.runtime import type_of as runtime_type_of
 from kcel.eval.sizes import actual_size
 from kcel.gofloat import format_double

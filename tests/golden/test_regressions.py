@@ -425,6 +425,19 @@ def test_operator_costs_follow_the_overload_the_checker_chose(expr: str, cost: i
         assert err.cost == cost
 
 
+@pytest.mark.parametrize(("expr", "error", "cost"), [
+    ("dyn(b) in {'a': 2}", "runtime error: hash of unhashable type types.Bytes", 2),  # a Go map hashes the key
+    ("{'a': 1, ?dyn(b): optional.none()}", "runtime error: hash of unhashable type types.Bytes", 3),
+    ("{?dyn(b): optional.none()}", "hash of unhashable type: types.Bytes", 3),  # Go's delete on an empty map
+])  # fmt: skip
+def test_a_bytes_key_panics_in_a_go_map(expr: str, error: str, cost: int) -> None:
+    env = kcel.Env(variables={"b": "bytes"})  # Kubernetes rejects the mixed literals
+    with pytest.raises(kcel.EvalError, match=f"^internal error: {error}$") as info:
+        env.compile(expr).evaluate_with_cost({"b": b"a"})
+    assert info.value.cost == cost
+    assert env.compile("dyn(b) in {}").evaluate({"b": b"a"}) is False
+
+
 def test_membership_in_an_empty_constant_list_is_a_constant() -> None:
     """Folded to `false` when planning, so `[x in []]` is a constant list too, and x is never read."""
     program = kcel.Env(variables={"f": "double"}, k8s_version="1.37").compile("[1, 2].map(v, (dyn(f) in []))")
