@@ -74,6 +74,8 @@ def capture(cg: Planner, node: Expr, into: str, resolved: bool = False) -> None:
     cg.w.line("except _CEL_ERRORS as _e:")
     with cg.w.indent():
         cg.w.line(f"{into} = _e")
+        if cg.metered and not cg.exact_failures:  # what it charged up front may not all have run: ask the exact plan
+            cg.w.line("_m.absorbed = True")
 
 
 def literal_elements(cg: Planner, nodes: Sequence[Expr], base_cost: int) -> list[str]:

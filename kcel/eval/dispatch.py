@@ -115,11 +115,12 @@ def dispatcher(overloads: Sequence[Overload]) -> Callable[..., Any]:
 class Meter:
     """Running cost of one metered evaluation; raises once it goes past the limit."""
 
-    __slots__ = ("cost", "limit")
+    __slots__ = ("absorbed", "cost", "limit")
 
     def __init__(self, limit: float) -> None:
         self.cost = 0
         self.limit = limit
+        self.absorbed = False  # an error was caught (absorbed or charged): the cost may be an approximation
 
     def add(self, amount: int) -> None:
         self.cost += amount

@@ -143,6 +143,11 @@ class Program:
                 raise exceeded from None
         except EvalError as err:
             raise self._cost_of_failure(_spent(err, meter), activation or _EMPTY, meter.limit) from None
+        if meter.absorbed:  # the metered plan charges a block up front, though an error cut it short
+            try:
+                return self._exactly(activation or _EMPTY, meter.limit)
+            except _NO_EXACT_PLAN:
+                pass
         return value, meter.cost
 
     def _cost_of_failure(self, error: EvalError, activation: Mapping[str, Any], limit: float) -> EvalError:
