@@ -69,6 +69,10 @@ _PYTHON_EQUALITY = frozenset({"bool", "int", "uint", "double", "string", "bytes"
 # Functions whose runtime cost is not 1: metered programs call the costed variant (kcel.eval.metered).
 _MAX_NESTED_CAPTURES = 8
 _SIZED_OPERATORS = frozenset({"_+_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
+_SIZED_OVERLOADS = frozenset(
+    [(o,) for o in ("equals", "not_equals", "in_list", "in_map", "add_string", "add_bytes", "add_list")]
+    + [(f"{op}_{t}",) for op in ("less", "less_equals", "greater", "greater_equals") for t in ("string", "bytes")]
+)  # cel-go's runtime cost of these depends on the operands (interpreter/runtimecost.go costCall)
 _SET_ELEMENTS = frozenset({bool, int, Uint, float, str})  # cel-go's primitive types a membership set takes
 
 
@@ -286,6 +290,9 @@ class CodeGen:
         return self.variable(node.name.lstrip("."))
 
     def local(self, local: Local, tolerant: bool) -> str:
+        if local.lazy and self.exact_failures and not self.uncharged:  # observed after its value, which may fail
+            self.namespace.setdefault("_metered", _metered_module())
+            return f"_metered.force_read(_m, {local.py})"
         self.cost(1)
         if local.lazy:
             return f"_force({local.py})"
@@ -550,11 +557,12 @@ class CodeGen:
             folding.check_constant_key(self, key)
         qualifier = fn in ("_[_]", "_[?_]") and control_flow.resolved_key(self, key)
         template = self.inline_template(node)
-        # Priced by the operands' sizes when the checker pinned one overload; else cel-go's call has no overload id,
-        # and its tracker charges 1 (`dyn(s) < dyn(s)`, `x in dyn(l)`).
-        sized = self.metered and fn in _SIZED_OPERATORS and len(self.chosen.get(node.id, ())) <= 1
+        # Priced by the operands' sizes when the checker pinned a sized overload (or did not check); else cel-go's
+        # tracker charges 1: an overload of fixed cost (`greater_equals_bool`), or none (`dyn(s) < dyn(s)`).
+        chosen = self.chosen.get(node.id, ())
+        sized = self.metered and fn in _SIZED_OPERATORS and (not chosen or chosen in _SIZED_OVERLOADS)
         if template is None and sized:
-            left, right = self.costed_operands(node.args, _metered_module().OPERATOR_COSTS[fn])
+            left, right = control_flow.costed_operands(self, node.args, _metered_module().OPERATOR_COSTS[fn])
         elif fn not in ("_[_]", "_[?_]"):
             left, right = self.operands(node.args)
         elif self.exact_failures and not isinstance(key, Const):
@@ -626,32 +634,7 @@ class CodeGen:
     def operands(self, nodes: Sequence[Expr]) -> list[str]:
         """Operands of a call that costs 1: when failures are exact, each is evaluated and the call charged even if
         one failed (as `costed_operands`)."""
-        return self.costed_operands(nodes, None) if self.exact_failures else self.gen_args(nodes)
-
-    def costed_operands(self, nodes: Sequence[Expr], cost: Any) -> list[str]:
-        """Operands of a metered call whose cost depends on them (`cost(args, result)`, None for 1).
-
-        cel-go evaluates every operand of a unary or binary call and charges the call even when one
-        failed (an error's size counts as 1); its calls of three or more arguments stop at the first
-        failure, and are charged only when that was the last argument (its tracker finds every argument
-        observed). So each operand that can fail is captured, and a failure charged.
-        """
-        leading = nodes[:-1] if len(nodes) > 2 else ()  # their failure stops the call uncharged
-        if not self.metered or all(self.cannot_fail(n) for n in nodes[len(leading) :]) or self.deep():
-            return self.gen_args(nodes)
-        names = [t if _SIMPLE.match(t) else self.spill(t) for t in self.gen_args(leading)]
-        captured = []
-        for node in nodes[len(leading) :]:
-            if self.cannot_fail(node):
-                names.append(self.gen(node))
-                continue
-            name = self.temp()
-            control_flow.capture(self, node, name)
-            names.append(name)
-            captured.append(name)
-        failed = " or ".join(f"isinstance({n}, BaseException)" for n in captured)
-        self.w.line(f"if {failed}: _operand_failed(_m, {self.bind(cost, '_cost')}, ({', '.join(names)},))")
-        return names
+        return control_flow.costed_operands(self, nodes, None) if self.exact_failures else self.gen_args(nodes)
 
     def cannot_fail(self, node: Expr) -> bool:
         if isinstance(node, Const):
@@ -695,7 +678,7 @@ class CodeGen:
         costed = self.metered and overloads and (not static or overloads[0].cost is not None)
         only_cost = overloads[0].cost if len(overloads) == 1 else None
         capture = (costed or self.exact_failures) and not folding.compiled_pattern(self, overloads, args)
-        texts = self.costed_operands(args, only_cost) if capture else self.gen_args(args)
+        texts = control_flow.costed_operands(self, args, only_cost) if capture else self.gen_args(args)
         # The checker fixed the overload: call it without runtime dispatch.
         if static:
             overload = overloads[0]

@@ -49,6 +49,9 @@ class Planner(Protocol):
     def lookup(self, name: str) -> Local | None: ...
     def constant(self, node: Expr) -> tuple[bool, Any]: ...
     def plans_as_attribute(self, node: Expr) -> bool: ...
+    def qualifier_cost(self, node: Expr, operand: Expr) -> int: ...
+    def cannot_fail(self, node: Expr) -> bool: ...
+    def bind(self, value: Any, prefix: str = "_k") -> str: ...
     def deep(self) -> bool: ...
     def spill(self, text: str) -> str: ...
     def gen_args(self, nodes: Sequence[Expr], free: Expr | None = None) -> list[str]: ...
@@ -97,6 +100,33 @@ def literal_elements(cg: Planner, nodes: Sequence[Expr], base_cost: int) -> list
     return texts
 
 
+def costed_operands(cg: Planner, nodes: Sequence[Expr], cost: Any) -> list[str]:
+    """Operands of a metered call whose cost depends on them (`cost(args, result)`, None for 1).
+
+    cel-go evaluates every operand of a unary or binary call and charges the call even when one
+    failed (an error's size counts as 1); its calls of three or more arguments stop at the first
+    failure, and are charged only when that was the last argument (its tracker finds every argument
+    observed). So each operand that can fail is captured, and a failure charged.
+    """
+    leading = nodes[:-1] if len(nodes) > 2 else ()  # their failure stops the call uncharged
+    if not cg.metered or all(cg.cannot_fail(n) for n in nodes[len(leading) :]) or cg.deep():
+        return cg.gen_args(nodes)
+    names = [t if t.isidentifier() else cg.spill(t) for t in cg.gen_args(leading)]  # evaluated in order
+    captured = []
+    for node in nodes[len(leading) :]:
+        if cg.cannot_fail(node):
+            names.append(cg.gen(node))
+            continue
+        name = cg.temp()
+        capture(cg, node, name)
+        names.append(name)
+        captured.append(name)
+    failed = " or ".join(f"isinstance({n}, BaseException)" for n in captured)
+    cg.flush()  # the operands that cannot fail were read all the same
+    cg.w.line(f"if {failed}: _operand_failed(_m, {cg.bind(cost, '_cost')}, ({', '.join(names)},))")
+    return names
+
+
 def charged_on_failure(cg: Planner, node: Expr, charged: int, resolved: bool = False) -> str:
     """`node`, when failures are exact, where cel-go observes (and `charged`) a step that depends on it even when it
     failed: the relative attribute on an operand (`f(x).a`, `[e][0]`), the qualifier of a computed key."""
@@ -131,7 +161,7 @@ def computed_key(cg: Planner, node: Call, operand: str) -> tuple[str, str]:
     """`m[f(x)]`, `m[k]` when failures are exact: the key is a qualifier cel-go observes even when computing it
     failed (an optional one only when something is found); a key that is an attribute is resolved."""
     operand = cg.spill(operand)
-    charged = (1 if cg.plans_as_attribute(node.args[0]) else 2) - (node.function == "_[?_]")
+    charged = cg.qualifier_cost(node, node.args[0]) - (node.function == "_[?_]")
     key = node.args[1]
     return operand, charged_on_failure(cg, key, charged, resolved=resolved_key(cg, key))
 

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping, Sized
 from typing import Any
 
-from kcel.errors import RecoveredPanic
+from kcel.errors import EvaluationStopped
 from kcel.eval import runtime
 from kcel.eval.dispatch import Meter
 from kcel.eval.runtime import CEL_ERRORS
@@ -113,11 +113,25 @@ def optional_qualifier(meter: Meter, qualify: Callable[..., Optional], *args: An
     return found
 
 
+def force_read(meter: Meter, cell: runtime.Lazy) -> Any:
+    """A lazy local's read (a bind, a block slot): cel-go observes it once its value is known, an error included, but
+    not after a panic."""
+    try:
+        value = runtime.force(cell)
+    except EvaluationStopped:
+        raise
+    except CEL_ERRORS:
+        meter.add(1)
+        raise
+    meter.add(1)
+    return value
+
+
 def in_container(meter: Meter, item: Any, container: Any) -> bool:
     """Charged whatever the test gives, unless it panics in cel-go (a bytes item in a map), ending the evaluation."""
     try:
         found = runtime.in_container(item, container)
-    except RecoveredPanic:
+    except EvaluationStopped:
         raise
     except CEL_ERRORS:
         meter.add(in_cost(item, container))

@@ -438,6 +438,19 @@ def test_a_bytes_key_panics_in_a_go_map(expr: str, error: str, cost: int) -> Non
     assert env.compile("dyn(b) in {}").evaluate({"b": b"a"}) is False
 
 
+@pytest.mark.parametrize(("expr", "cost"), [
+    ("cel.bind(v1, cel.bind(v2, 3, 1/0 + v2), v1)", 4),  # v2 is read though the other operand failed
+    ("(false ? [] : [])[1].distinct().sortBy(v, v)", 1),  # the macro's input is read after a panic: not charged
+    ("x > 0 ? {}[9223372036854775808u - (x > 0 ? u : 1u)] : 1", 6),  # a resolved branch with a computed key
+    ("dyn([b][0]) >= [][x]", 17),  # `>=` pinned to greater_equals_bool: 1, though the operand is bytes
+])  # fmt: skip
+def test_failure_costs_of_reads_and_resolved_branches(expr: str, cost: int) -> None:
+    program = kcel.Env(variables={"x": "int", "u": "uint", "b": "bytes"}).compile(expr)
+    with pytest.raises(kcel.EvalError) as info:
+        program.evaluate_with_cost({"x": 7, "u": 5, "b": b"ab"})
+    assert info.value.cost == cost
+
+
 def test_membership_in_an_empty_constant_list_is_a_constant() -> None:
     """Folded to `false` when planning, so `[x in []]` is a constant list too, and x is never read."""
     program = kcel.Env(variables={"f": "double"}, k8s_version="1.37").compile("[1, 2].map(v, (dyn(f) in []))")
