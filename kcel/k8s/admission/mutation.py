@@ -43,6 +43,7 @@ from kcel.k8s.customresources.defaulting import default
 from kcel.k8s.patch.jsonpatch import JSONPatchError, TestFailed, apply_patch
 from kcel.k8s.patch.merge import MergeError, apply_configuration
 from kcel.k8s.patch.schemas import SchemaNotFound, SchemaSource
+from kcel.k8s.patch.strict import strict_decoding_error, unknown_fields
 from kcel.libs import k8s_mutation
 from kcel.libs.k8s_authz import Authorizer
 from kcel.libs.k8s_mutation import JSONPatchValue, MutationValueError, ObjectValue, check_type_names, to_json
@@ -85,8 +86,17 @@ class MutationFailed(Exception):
     """The error the dispatcher records for a mutation (`addConfigError`, reason Invalid)."""
 
 
-class Unavailable(Exception):
-    """A status error that rejects the request whatever the failure policy (no schema for the kind: 503)."""
+class Rejected(Exception):
+    """A status error that rejects the request whatever the failure policy (`k8serrors.StatusError`, which the
+    dispatcher returns as it is): an internal error (500) unless said otherwise."""
+
+    code, reason = 500, "InternalError"
+
+
+class Unavailable(Rejected):
+    """No schema for the kind (503)."""
+
+    code, reason = 503, "ServiceUnavailable"
 
 
 def json_patch_operations(value: Any) -> list[dict[str, Any]]:
@@ -117,8 +127,9 @@ def json_patch_operations(value: Any) -> list[dict[str, Any]]:
     return operations
 
 
-def patch_json(obj: Mapping[str, Any], value: Any) -> dict[str, Any]:
-    """json_patch.go Patch: apply the operations; a failed `test` leaves the object as it was."""
+def patch_json(obj: Mapping[str, Any], value: Any, schemas: SchemaSource) -> dict[str, Any]:
+    """json_patch.go Patch: apply the operations; a failed `test` leaves the object as it was. The result is decoded
+    strictly into a built-in kind's Go type: a field it lacks is an internal error (when its schema is known here)."""
     operations = json_patch_operations(value)
     try:
         patched = apply_patch(obj, operations)
@@ -128,6 +139,9 @@ def patch_json(obj: Mapping[str, Any], value: Any) -> dict[str, Any]:
         raise MutationFailed(f"JSON Patch: {err}") from None
     if not isinstance(patched, dict):
         raise MutationFailed("JSON Patch: the patched document is not an object")
+    root = schemas.builtin_root(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+    if root is not None and (unknown := unknown_fields(root, patched)):
+        raise Rejected(f"Internal error occurred: {strict_decoding_error(unknown)}")
     return patched
 
 
@@ -247,7 +261,7 @@ class MutatingPhase:
         return replace(inputs, object=self.attributes.object)
 
     def mutate(self, invocation: Invocation) -> bool:
-        """Every mutation of the policy in order; True when one was applied. Raises Unavailable."""
+        """Every mutation of the policy in order; True when one was applied. Raises Rejected."""
         applied = False
         inputs = self.with_object(invocation.inputs)
         bound, variables = activation(
@@ -286,7 +300,7 @@ class MutatingPhase:
         if patch_type == APPLY_CONFIGURATION:
             patched = apply_object(obj, result.value, self.schemas)
         else:
-            patched = patch_json(obj, result.value)
+            patched = patch_json(obj, result.value, self.schemas)
         self.default(patched)
         return patched
 
@@ -322,7 +336,7 @@ class MutatingResult:
     request: Mapping[str, Any]
     errors: tuple[PolicyError, ...]
     evaluations: tuple[Evaluation, ...]
-    unavailable: str = ""  # a status error (503) that rejects the request
+    rejected: Rejected | None = None  # a status error that rejects the request
     details: Mapping[str, str] = field(default_factory=dict)  # the denial Status's details: group, kind, name
 
 
@@ -375,8 +389,8 @@ def mutate_request(
         if phase.reinvocation.requested and not any(e.policy.failure_policy == FAIL for e in phase.errors):
             admission = Admission((), {}, resources, _with_object(request, phase.attributes.object), authorizer, meter)
             phase.run_pass(invocations(policies, bindings, admission, phase), reinvoking=True)
-    except Unavailable as err:
-        return MutatingResult(request, (), tuple(phase.evaluations), str(err), admission.details())
+    except Rejected as err:
+        return MutatingResult(request, (), tuple(phase.evaluations), err, admission.details())
     errors = tuple(e for e in phase.errors if e.policy.failure_policy == FAIL)
     mutated = _with_object(request, phase.attributes.object)
     return MutatingResult(mutated, errors, tuple(phase.evaluations), details=admission.details())

@@ -162,7 +162,7 @@ class PolicySet:
             mutated = mutate_request(
                 policies, self.mutating_bindings, self.resources, self.schemas, request, authorizer, meter, self.crds
             )
-            if mutated.unavailable or mutated.errors:
+            if mutated.rejected is not None or mutated.errors:
                 return _mutation_denied(mutated, meter)
             if validate:
                 decision = Admission(
@@ -189,9 +189,9 @@ def _served_versions() -> str:
 def _mutation_denied(mutated: MutatingResult, meter: Meter) -> Decision:
     """The API server's answer when the mutating phase rejects the request (generic Dispatch's status)."""
     evaluations = mutated.evaluations
-    if mutated.unavailable:
-        message = mutated.unavailable
-        return Decision(False, 503, "ServiceUnavailable", message, cost=meter.spent, status_message=message,
+    if mutated.rejected is not None:
+        rejected, message = mutated.rejected, str(mutated.rejected)
+        return Decision(False, rejected.code, rejected.reason, message, cost=meter.spent, status_message=message,
                         status_details=mutated.details, evaluations=evaluations)  # fmt: skip
     first = mutated.errors[0]
     message = first.text()

@@ -128,6 +128,10 @@ def crd_definitions(crd: Mapping[str, Any], version: str, meta: Definitions | No
     return definitions, name
 
 
+# The OpenAPI model names of the API server's own Go types (a CRD's: its group reversed, `io.k8s.networking.gateway`).
+_BUILTIN_MODELS = ("io.k8s.api.", "io.k8s.apiextensions-apiserver.", "io.k8s.kube-aggregator.")
+
+
 class SchemaSource:
     """The schemas one API server version types objects with: CRDs first (for their group and kind), then the
     given OpenAPI documents, then the built-in definitions. Built lazily; safe to share between threads."""
@@ -160,6 +164,17 @@ class SchemaSource:
         if builtin is not None and ref is not None:
             return ObjectType(builtin, ref, self.version)
         raise SchemaNotFound(self._missing(group, version, kind, installed=builtin is not None))
+
+    def builtin_root(self, api_version: str, kind: str) -> ObjectType | None:
+        """The root type of a kind the API server serves from Go types (not a CRD's), when a schema is known."""
+        group, _, _ = api_version.rpartition("/")
+        if self._crd(group, kind) is not None:
+            return None
+        try:
+            root = self.root_for(api_version, kind)
+        except SchemaNotFound:
+            return None
+        return root if (root.ref.named or "").startswith(_BUILTIN_MODELS) else None  # not a CRD's published schema
 
     def _crd(self, group: str, kind: str) -> Mapping[str, Any] | None:
         for crd in self._crds:

@@ -209,6 +209,23 @@ def test_without_a_schema_the_request_is_refused_and_kcel_says_what_gives_one(tm
     assert "Widget" in decision.message and "CustomResourceDefinition" in decision.message
 
 
+def test_a_json_patch_result_is_decoded_strictly_into_a_built_in_kind(tmp_path: Path) -> None:
+    """json_patch.go decodes the patched object into the kind's Go type with a strict serializer: a field it lacks
+    is an internal error (500) whatever the failure policy; maps take any key."""
+    patch = json_patch(
+        '[JSONPatch{op: "add", path: "/spec/template/spec/containers/0/portsZ", value: [1]},'
+        ' JSONPatch{op: "add", path: "/metadata/labels", value: {"any": "key"}},'
+        ' JSONPatch{op: "add", path: "/spec/colour", value: "red"}]'
+    )
+    for failure_policy in ("Fail", "Ignore"):
+        decision = admit(tmp_path, [mutating("m", patch, failurePolicy=failure_policy), mutating_binding("m")])
+        assert (decision.allowed, decision.code, decision.reason) == (False, 500, "InternalError")
+        assert decision.message == (
+            'Internal error occurred: strict decoding error: unknown field "spec.colour", '
+            'unknown field "spec.template.spec.containers[0].portsZ"'
+        )
+
+
 # -- order, reinvocation, failure policy, cost -----------------------------------------------------------------
 
 
@@ -348,7 +365,8 @@ def test_each_mutation_has_the_runtime_budget(tmp_path: Path, monkeypatch: pytes
     from kcel.k8s.admission import mutation
 
     monkeypatch.setattr(mutation, "RUNTIME_BUDGET", 20)
-    costly = json_patch('variables.names.size() > 100 ? [] : [JSONPatch{op: "add", path: "/x", value: 1}]')
+    annotate = '[JSONPatch{op: "add", path: "/metadata/annotations", value: {"a": "b"}}]'
+    costly = json_patch(f"variables.names.size() > 100 ? [] : {annotate}")
     names = {"name": "names", "expression": "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(x, string(x))"}
     decision = admit(tmp_path, [mutating("m", costly, variables=[names]), mutating_binding("m")])
     assert not decision.allowed
