@@ -650,19 +650,29 @@ def unbound_call(function: str, *args: Any) -> Any:
 
 
 class Lazy:
-    """A variable whose initialiser runs on first use (`cel.bind`, `cel.block` slots)."""
+    """A variable whose initialiser runs on first use (`cel.bind`, `cel.block` slots), once: its value or its error
+    is kept for every later use, as cel-go keeps the slot's value."""
 
-    __slots__ = ("init", "value", "done")
+    __slots__ = ("init", "value", "done", "error")
 
     def __init__(self, init: Any) -> None:
         self.init = init
         self.done = False
         self.value: Any = None
+        self.error: BaseException | None = None
 
 
 def force(cell: Lazy) -> Any:
     if not cell.done:
-        cell.value = cell.init()
+        if cell.error is not None:
+            raise cell.error
+        try:
+            cell.value = cell.init()
+        except EvaluationStopped:
+            raise
+        except CEL_ERRORS as err:
+            cell.error = err
+            raise
         cell.done = True
     return cell.value
 

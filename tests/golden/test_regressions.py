@@ -451,6 +451,12 @@ def test_failure_costs_of_reads_and_resolved_branches(expr: str, cost: int) -> N
     assert info.value.cost == cost
 
 
+def test_a_bound_variable_that_failed_is_evaluated_once() -> None:
+    """cel-go keeps a bind's (or block slot's) error as its value: the second read costs the read only."""
+    program = kcel.Env(variables={"x": "int"}).compile("cel.bind(v, [1][x], v > 0 || v < 0 || true)")
+    assert program.evaluate_with_cost({"x": 7}) == (True, 6)
+
+
 def test_membership_in_an_empty_constant_list_is_a_constant() -> None:
     """Folded to `false` when planning, so `[x in []]` is a constant list too, and x is never read."""
     program = kcel.Env(variables={"f": "double"}, k8s_version="1.37").compile("[1, 2].map(v, (dyn(f) in []))")
