@@ -464,7 +464,7 @@ class _Checker:
         # cel-go joinTypes: isAssignable(previous, current), so `[null, ts]` is `list(timestamp)` but
         # `[ts, null]` is `list(null_type)` (mostGeneral keeps the later type when neither is less specific).
         if is_assignable(current, previous, self.subst):
-            return most_general(self.resolved(previous), self.resolved(current))
+            return most_general(previous, current)  # a parameter stays one, to widen later (`[[][0], ls, dyn(x)]`)
         return DYN  # mixed types: homogeneous literals are a validator's question, asked once checking succeeded
 
     def create_list(self, node: CreateList) -> CelType:

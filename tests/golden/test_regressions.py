@@ -457,6 +457,14 @@ def test_a_bound_variable_that_failed_is_evaluated_once() -> None:
     assert program.evaluate_with_cost({"x": 7}) == (True, 6)
 
 
+def test_a_literal_element_of_free_type_widens_with_the_elements_after_it() -> None:
+    """cel-go's joinTypes keeps the first element's type parameter, which a later `dyn` widens: the homogeneous
+    literal check then finds the second element differing from `dyn`, not the third from `list(string)`."""
+    env = kcel.Env(variables={"ls": "list(string)"}, k8s_version="1.37")
+    with pytest.raises(kcel.CompileError, match="1:30: expected type 'dyn' but found 'list\\(string\\)'"):
+        env.compile("[optional.none().value()[3], ls, dyn(ls)]")
+
+
 def test_membership_in_an_empty_constant_list_is_a_constant() -> None:
     """Folded to `false` when planning, so `[x in []]` is a constant list too, and x is never read."""
     program = kcel.Env(variables={"f": "double"}, k8s_version="1.37").compile("[1, 2].map(v, (dyn(f) in []))")
