@@ -212,6 +212,29 @@ def package_version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command. A reader that goes away (`kcel ... | head`) ends it quietly with 141, as SIGPIPE would
+    end a C program; Ctrl-C with 130."""
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # here, so a closed pipe is noticed before the interpreter's own flush at exit
+        return code
+    except BrokenPipeError:
+        _discard_stdout()
+        return 141
+    except KeyboardInterrupt:
+        return 130
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered for the closed pipe is dropped, not written at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (an embedding caller's): nothing to protect
+        pass
+
+
+def _run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "parse":
@@ -253,8 +276,6 @@ def main(argv: list[str] | None = None) -> int:
     except _UsageError as err:
         print(f"kcel: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
 
 
 class _UsageError(Exception):

@@ -30,7 +30,8 @@ examples:
   kcel test --k8s-version 1.36 -o junit examples/ > kcel-test.xml
   kcel test --update examples/widget.kcel-test.yaml   # record answers of new cases, rewrite failing ones
 
-exit status: 0 all passed, 1 a case failed, 2 a suite cannot be read (or bad usage)
+exit status: 0 all passed (or no suite found, unless --require-suites), 1 a case failed, 2 a suite cannot be
+read (or bad usage)
 """
 
 
@@ -48,6 +49,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", choices=("text", "json", "junit"), default="text")
     parser.add_argument("--junit-xml", metavar="FILE", type=Path, help="also write JUnit XML to FILE")
     parser.add_argument("--verbose", "-v", action="store_true", help="also list passed and skipped cases")
+    parser.add_argument("--require-suites", action="store_true",
+                        help="fail (status 2) when no suite is found; by default that is said and passes, so a "
+                        "repository without suites yet keeps a green CI")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         where = ", ".join(args.paths or ["."])
         print(f"kcel test: no suites under {where} (files named *.kcel-test.yaml)", file=sys.stderr)
-        return 2
+        return 2 if args.require_suites else 0
     suites, problems = load_suites(files)
     if not args.update:
         problems += _missing_expectations(suites)

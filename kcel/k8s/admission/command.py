@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kcel.k8s.environment import add_version_option
@@ -99,10 +100,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def exists(paths: list[str]) -> None:
-    from pathlib import Path
-
     for path in paths:
-        if not Path(path).exists():
+        if path != "-" and not Path(path).exists():
             raise UsageError(f"{path}: no such file or directory")
 
 
@@ -119,15 +118,16 @@ def rbac_authorizer(paths: list[str]) -> Any:
         raise UsageError(f"--rbac: {err}") from None
 
 
-def documents(path: str) -> tuple[list[tuple[str, Any]], list[str]]:
-    """(where, object) for every object document of a file, Lists flattened; and the documents' problems."""
+def documents(file: Path) -> tuple[list[tuple[str, Any]], list[str]]:
+    """(where, object) for every object document of a file (`-`: standard input), Lists flattened; and the
+    documents' problems."""
     from kcel.k8s.manifests.decoding import decode_documents
 
     found: list[tuple[str, Any]] = []
     problems = []
+    path = str(file)
     try:
-        with open(path, encoding="utf-8") as file:
-            text = file.read()
+        text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         return [], [f"{path}: cannot read: {err}"]
     for document in decode_documents(text, path):
@@ -170,7 +170,7 @@ def read_documents(paths: list[str], problems: list[str]) -> list[tuple[str, Any
         raise UsageError(str(err)) from None
     found: list[tuple[str, Any]] = []
     for path in files:
-        objects, errors = documents(str(path))
+        objects, errors = documents(path)
         found += objects
         problems += errors
     return found

@@ -140,8 +140,12 @@ def patch_json(obj: Mapping[str, Any], value: Any, schemas: SchemaSource) -> dic
     if not isinstance(patched, dict):
         raise MutationFailed("JSON Patch: the patched document is not an object")
     root = schemas.builtin_root(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
-    if root is not None and (unknown := unknown_fields(root, patched)):
-        raise Rejected(f"Internal error occurred: {strict_decoding_error(unknown)}")
+    if root is not None:
+        # The request's own unknown fields were dropped when the API server decoded it (field validation Warn or
+        # Ignore; Strict refused it): only those the patch brings count.
+        before = set(unknown_fields(root, obj))
+        if unknown := [path for path in unknown_fields(root, patched) if path not in before]:
+            raise Rejected(f"Internal error occurred: {strict_decoding_error(unknown)}")
     return patched
 
 

@@ -154,7 +154,8 @@ def _read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
     if isinstance(source, str) and ("\n" in source or not os.path.isfile(source)):
         return "<text>", source
     try:
-        return os.fspath(source), FilePath(source).read_text(encoding="utf-8")
+        path = source if isinstance(source, FilePath) else FilePath(source)  # `-` (kcel.k8s.manifests.files.STDIN)
+        return os.fspath(source), path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise CRDLoadError(f"{os.fspath(source)}: cannot read: {err}") from None
 

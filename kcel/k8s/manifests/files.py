@@ -7,6 +7,7 @@ is searched recursively and its files taken in sorted order, so output comes out
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,21 +26,50 @@ def is_manifest(path: Path) -> bool:
 def manifest_files(
     paths: Iterable[str | os.PathLike[str]], matches: Callable[[Path], bool] = is_manifest
 ) -> list[Path]:
-    """The files named, and the files under the directories named that `matches` accepts (YAML and JSON by
-    default), recursively and sorted, each once; hidden folders and `SKIPPED_FOLDERS` are not searched.
+    """The files named (`-`: standard input), and the files under the directories named that `matches` accepts
+    (YAML and JSON by default), recursively and sorted, each once; hidden folders and `SKIPPED_FOLDERS` are not
+    searched.
 
     Raises:
         FileNotFoundError: a path that does not exist.
     """
     files: list[Path] = []
     for given in map(Path, paths):
-        if given.is_dir():
+        if given.as_posix() == "-":
+            files.append(STDIN)
+        elif given.is_dir():
             files += sorted((p for p in _walk(given) if matches(p)), key=lambda p: p.as_posix())
         elif given.exists():
             files.append(given)
         else:
             raise FileNotFoundError(f"{given}: no such file or directory")
     return list(dict.fromkeys(files))
+
+
+_ConcretePath: Any = type(Path())
+
+
+class StdinPath(_ConcretePath):  # type: ignore[misc]
+    """`-` among the files: standard input, read once (a command may read its documents twice)."""
+
+    _text: list[str] = []
+
+    def read_text(self, encoding: str | None = None, errors: str | None = None) -> str:
+        if not StdinPath._text:
+            StdinPath._text.append(sys.stdin.read())
+        return StdinPath._text[0]
+
+    def exists(self, *args: Any, **kwargs: Any) -> bool:
+        return True
+
+    def is_file(self, *args: Any, **kwargs: Any) -> bool:
+        return True
+
+    def is_dir(self, *args: Any, **kwargs: Any) -> bool:
+        return False
+
+
+STDIN = StdinPath("-")
 
 
 def _walk(folder: Path) -> Iterator[Path]:

@@ -1,0 +1,73 @@
+"""Every command behaves on a closed pipe (`kcel ... | head`) and on Ctrl-C: no traceback, a conventional status."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+KCEL = [sys.executable, "-m", "kcel.cli"]
+
+# One invocation per command that writes to stdout, and each command's help.
+COMMANDS = [
+    ["eval", "[1, 2, 3].map(x, x * 2)"],
+    ["parse", "a.b + 1"],
+    ["check", str(EXAMPLES)],
+    ["validate", "--crd", str(EXAMPLES / "widget-crd.yaml"), str(EXAMPLES / "widget.yaml")],
+    ["test", str(EXAMPLES)],
+    ["admit", "--policy", str(EXAMPLES / "admission"), str(EXAMPLES / "deployment.yaml")],
+    ["--help"],
+    *([name, "--help"] for name in ("eval", "parse", "check", "validate", "admit", "match-webhooks",
+                                    "select-devices", "authenticate", "authorize", "test", "serve", "repl")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c[:2]) for c in COMMANDS])
+def test_a_closed_pipe_ends_the_command_quietly(command: list[str]) -> None:
+    """The reader is gone before anything is written: the first write fails (EPIPE), and kcel stops with 141, as a
+    process killed by SIGPIPE, without a traceback."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([*KCEL, *command], stdout=write, stderr=subprocess.PIPE, timeout=120, check=False)
+    finally:
+        os.close(write)
+    stderr = done.stderr.decode()
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
+    # argparse writes help itself and ignores a failed write: then the command ends as it would have
+    assert done.returncode == (0 if "--help" in command else 141), stderr
+
+
+@pytest.mark.parametrize("command", [["check", "-"], ["validate", "--crd", str(EXAMPLES / "widget-crd.yaml"), "-"]])
+def test_ctrl_c_ends_the_command_with_130(command: list[str]) -> None:
+    """SIGINT while the command waits for its standard input: status 130, no traceback."""
+    process = subprocess.Popen([*KCEL, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(2)  # imported, and reading
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert "Traceback" not in stderr.decode(), stderr.decode()
+    assert process.returncode == 130, stderr.decode()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["check", "-"], ["validate", "--crd", str(EXAMPLES / "widget-crd.yaml"), "-"], ["admit", "--policy",
+     str(EXAMPLES / "admission" / "policies"), "-"]],
+)  # fmt: skip
+def test_standard_input_is_a_file_named_dash(command: list[str]) -> None:
+    """`helm template . | kcel validate --crd crds/ -`: the documents come from standard input, named `-`."""
+    text = (EXAMPLES / ("widget-crd.yaml" if command[0] == "check" else "widget.yaml")).read_text(encoding="utf-8")
+    if command[0] == "admit":
+        text = (EXAMPLES / "deployment.yaml").read_text(encoding="utf-8")
+    done = subprocess.run([*KCEL, *command], input=text.encode(), capture_output=True, timeout=120, check=False)
+    output = done.stdout.decode() + done.stderr.decode()
+    assert "no such file" not in output and "Traceback" not in output, output
+    assert done.returncode in (0, 1), output
+    if command[0] != "check":
+        assert output.startswith("-: document 0"), output
