@@ -155,7 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", "-j", type=_positive, default=os.cpu_count() or 1, metavar="N",
         help="worker processes for many files (default: one per CPU); the output keeps file order",
     )  # fmt: skip
-    validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid objects")
+    validate.add_argument("--skip-kind", action="append", default=[], metavar="KIND[,KIND]",
+                          help="do not validate documents of these kinds (repeatable)")  # fmt: skip
+    validate.add_argument("--strict", action="store_true",
+                          help="documents no CRD given types (kustomization files, RBAC, built-in kinds) are errors; "
+                          "by default they are skipped and counted")  # fmt: skip
+    validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid and skipped objects")
     validate.add_argument("--output", "-o", choices=("text", "json"), default="text")
     add_version_option(validate)
 
@@ -500,7 +505,9 @@ def _validate(args: argparse.Namespace) -> int:
         raise _UsageError(str(err)) from None
     for problem in catalog.problems:
         print(f"error: {problem}", file=sys.stderr)
-    options = Options(args.field_validation.capitalize(), args.namespace, args.subresource, args.k8s_version)
+    skip_kinds = frozenset(k.strip() for kinds in args.skip_kind for k in kinds.split(",") if k.strip())
+    options = Options(args.field_validation.capitalize(), args.namespace, args.subresource, args.k8s_version,
+                      strict=args.strict, skip_kinds=skip_kinds)  # fmt: skip
     reports: list[Report] = []
     with _Progress(len(files)) as progress:
         for found in validate_files_in_parallel(files, catalog, options, old, args.jobs):
@@ -512,9 +519,10 @@ def _validate(args: argparse.Namespace) -> int:
             progress.advance()
     if args.output == "json":
         print(json.dumps([r.as_json() for r in reports], indent=2))
-    counts = {status: sum(r.status == status for r in reports) for status in ("valid", "invalid", "error")}
+    counts = {status: sum(r.status == status for r in reports) for status in ("valid", "invalid", "error", "skipped")}
     summary = f"{_plural(len(reports), 'object')} in {_plural(len(files), 'file')}"
-    print(f"{summary}: {counts['valid']} valid, {counts['invalid']} invalid, {counts['error']} not validated",
+    skipped = f", {counts['skipped']} skipped" if counts["skipped"] else ""
+    print(f"{summary}: {counts['valid']} valid, {counts['invalid']} invalid, {counts['error']} not validated{skipped}",
           file=sys.stderr)  # fmt: skip
     return 1 if counts["invalid"] or counts["error"] or catalog.problems else 0
 
@@ -528,6 +536,8 @@ def _print_report(report: Report, verbose: bool) -> None:
         print(f"{report.where}: error: {report.message}", file=sys.stderr)
     elif report.status == "invalid":
         print(f"{report.where}: {report.message}")
+    elif verbose and report.status == "skipped":
+        print(f"{report.where}: skipped: {report.message}")
     elif verbose:
         print(f"{report.where}: {report.kind} {json.dumps(report.name)} is valid")
     for warning in report.warnings:

@@ -78,9 +78,18 @@ def test_validate_an_update_runs_transition_rules(tmp_path: Path, capsys: pytest
 
 def test_unknown_kinds_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     other = tmp_path / "other.yaml"
-    other.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
-    assert main(["validate", "--crd", CRD, str(other)]) == 1
-    assert f"{other}: document 0: error: no CRD given for apiVersion v1, kind ConfigMap" in capsys.readouterr().err
+    other.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\nresources: [a.yaml]\n")
+    assert main(["validate", "--crd", CRD, str(other)]) == 0  # a built-in kind and a kustomization: none of ours
+    assert "2 objects in 1 file: 0 valid, 0 invalid, 0 not validated, 2 skipped" in capsys.readouterr().err
+    assert main(["validate", "--strict", "--crd", CRD, str(other)]) == 1
+    err = capsys.readouterr().err
+    assert f"{other}: document 0: error: no CRD given for apiVersion v1, kind ConfigMap" in err
+    assert f"{other}: document 1: error: apiVersion and kind must be set" in err
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("apiVersion: example.com/v1\nkind: Widgit\nmetadata: {name: w}\n")
+    assert main(["validate", "--crd", CRD, str(typo)]) == 1  # a kind missing from a group the CRDs serve: a typo
+    assert "no CRD given for apiVersion example.com/v1, kind Widgit" in capsys.readouterr().err
+    assert main(["validate", "--skip-kind", "Widgit,Other", "--crd", CRD, str(typo)]) == 0
     assert main(["check", str(tmp_path / "missing.yaml")]) == 2
     assert "missing.yaml" in capsys.readouterr().err
 

@@ -27,7 +27,8 @@ from kcel.k8s.schemas.structural import structural_errors
 
 @dataclass(frozen=True)
 class Report:
-    """The outcome for one object: `valid`, `invalid` (the API server's message), or `error` (bad input)."""
+    """The outcome for one object: `valid`, `invalid` (the API server's message), `error` (bad input) or `skipped`
+    (none of kcel's business: why)."""
 
     file: str
     document: int
@@ -127,6 +128,8 @@ class Options:
     namespace: str = "default"
     subresource: str | None = None
     k8s_version: str | None = None
+    strict: bool = False  # a document no CRD given types is an error, not skipped
+    skip_kinds: frozenset[str] = frozenset()  # kinds not validated even when a CRD types them
 
 
 def validate_files(
@@ -203,6 +206,9 @@ def _validate(
     path: Path, document: Document, obj: Any, item: int | None, catalog: Catalog, options: Options, old: OldObjects
 ) -> Report:
     place = _Place(str(path), document.index, item, document.line)
+    skipped = _skipped(obj, catalog, options)
+    if skipped:
+        return place.report("skipped", skipped)
     problem, crd = _lookup(obj, catalog)
     if crd is None:
         return place.report("error", problem)
@@ -222,6 +228,26 @@ def _validate(
         name=name if isinstance(name, str) else "", reason=result.reason,
         errors=tuple(e.cause() for e in result.errors), warnings=tuple(result.warnings),
     )  # fmt: skip
+
+
+def _skipped(obj: Any, catalog: Catalog, options: Options) -> str:
+    """Why a document is none of kcel's business (kubeconform's `-ignore-missing-schemas`): not an object of the
+    API (a kustomization file), a kind skipped, or one of a group no CRD given serves (RBAC, a Deployment). A kind
+    missing from a group a CRD serves stays an error (a typo), as everything does with `strict`."""
+    if not isinstance(obj, dict):
+        return ""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if isinstance(kind, str) and kind in options.skip_kinds:
+        return f"kind {kind} skipped (--skip-kind)"
+    if options.strict:
+        return ""
+    if api_version is None and kind is None:
+        return "not a Kubernetes object (no apiVersion, no kind): a kustomization file, a values file"
+    if isinstance(api_version, str) and isinstance(kind, str) and api_version and kind:
+        group = api_version.rpartition("/")[0]
+        if catalog.find(api_version, kind) is None and not any(g == group for g, _ in catalog.crds):
+            return f"no CRD given for {kind} ({api_version}), and none of its group"
+    return ""
 
 
 def _lookup(obj: Any, catalog: Catalog) -> tuple[str, CRD | None]:
