@@ -433,6 +433,12 @@ def _check(args: argparse.Namespace) -> int:
         print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
               file=sys.stderr)  # fmt: skip
         return 1
+    rules = sum(r["rules"] for r in reports[: len(crds)])
+    checked = f"{_plural(len(crds), 'CRD')}, {_plural(rules, 'rule')}"
+    if others.checked:
+        checked += f", {_plural(len(others.checked), 'other object')}"
+    skipped = f", {len(others.skipped)} skipped" if others.skipped else ""
+    print(f"{checked}: {sum(not r['valid'] for r in reports)} rejected{skipped}", file=sys.stderr)
     return 0 if all(r["valid"] for r in reports) and not problems else 1
 
 

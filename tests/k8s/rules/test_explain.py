@@ -111,7 +111,8 @@ def test_check_walks_directories_and_names_unreadable_files(tmp_path: Path, caps
     assert main(["check", str(tmp_path)]) == 1  # a file that cannot be read makes the check fail
     captured = capsys.readouterr()
     assert "routes.example.com: accepted (1 rule)" in captured.out
-    (problem,) = captured.err.splitlines()
+    problem, summary = captured.err.splitlines()
     assert problem.startswith("error: ") and "broken.yaml" in problem
+    assert summary == "1 CRD, 1 rule: 0 rejected"
     assert main(["check", str(tmp_path / "fixed.yaml")]) == 0
     assert main(["check", str(tmp_path / "missing.yaml")]) == 2
