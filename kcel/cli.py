@@ -126,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit status: 0 accepted, 1 rejected, unreadable or nothing to check, 2 bad usage.\n",
     )  # fmt: skip
     check.add_argument("crds", nargs="+", metavar="FILE|DIR")
-    check.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    check.add_argument("--output", "-o", choices=("text", "json", "github"), default="text",
+                       help="github: workflow commands, shown on the file by GitHub Actions")  # fmt: skip
     add_version_option(check)
     check.add_argument(
         "--explain-above", type=float, default=10.0, metavar="PERCENT",
@@ -161,7 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="documents no CRD given types (kustomization files, RBAC, built-in kinds) are errors; "
                           "by default they are skipped and counted")  # fmt: skip
     validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid and skipped objects")
-    validate.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    validate.add_argument("--output", "-o", choices=("text", "json", "github"), default="text",
+                          help="github: workflow commands, shown on the file and line by GitHub Actions")  # fmt: skip
     add_version_option(validate)
 
     from kcel.k8s.admission import command as admit_command
@@ -418,13 +420,17 @@ def _check(args: argparse.Namespace) -> int:
         report = {"crd": crd.name, "rules": rules, "valid": not check.errors, "errors": errors,
                   "warnings": check.warnings, "costs": costs, "totals": totals}  # fmt: skip
         reports.append(report)
+        message = field.invalid_status_message(_CRD_KIND, crd.name, check.errors) if check.errors else ""
         if args.output == "text":
-            kind = "CustomResourceDefinition.apiextensions.k8s.io"
-            _print_check(report, field.invalid_status_message(kind, crd.name, check.errors) if check.errors else "")
+            _print_check(report, message)
+        elif args.output == "github":
+            _annotate(message, report["warnings"], crd.file, crd.line)
     for where, checked in others.checked:
         reports.append(checked_report(where, checked))
         if args.output == "text":
             _print_checked(where, checked)
+        elif args.output == "github":
+            _annotate("\n".join(checked.errors), checked.warnings, where.partition(": document ")[0])
     for skipped in others.skipped:
         print(f"skipped: {skipped}", file=sys.stderr)
     if args.output == "json":
@@ -434,12 +440,25 @@ def _check(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return 1
     rules = sum(r["rules"] for r in reports[: len(crds)])
-    checked = f"{_plural(len(crds), 'CRD')}, {_plural(rules, 'rule')}"
+    summary = f"{_plural(len(crds), 'CRD')}, {_plural(rules, 'rule')}"
     if others.checked:
-        checked += f", {_plural(len(others.checked), 'other object')}"
+        summary += f", {_plural(len(others.checked), 'other object')}"
     skipped = f", {len(others.skipped)} skipped" if others.skipped else ""
-    print(f"{checked}: {sum(not r['valid'] for r in reports)} rejected{skipped}", file=sys.stderr)
+    print(f"{summary}: {sum(not r['valid'] for r in reports)} rejected{skipped}", file=sys.stderr)
     return 0 if all(r["valid"] for r in reports) and not problems else 1
+
+
+_CRD_KIND = "CustomResourceDefinition.apiextensions.k8s.io"
+
+
+def _annotate(error: str, warnings: Any, file: str, line: int = 0) -> None:
+    """`-o github`: an error and warnings as workflow commands on the file (and line)."""
+    from kcel.annotations import workflow_command
+
+    if error:
+        print(workflow_command("error", error, file, line, "kcel"))
+    for warning in warnings:
+        print(workflow_command("warning", warning, file, line, "kcel"))
 
 
 def _print_checked(where: str, checked: Any) -> None:
@@ -522,6 +541,10 @@ def _validate(args: argparse.Namespace) -> int:
                 if args.output == "text":
                     progress.clear()
                     _print_report(report, args.verbose)
+                elif args.output == "github":
+                    progress.clear()
+                    _annotate(report.message if report.status in ("invalid", "error") else "", report.warnings,
+                              report.file, report.line)  # fmt: skip
             progress.advance()
     if args.output == "json":
         print(json.dumps([r.as_json() for r in reports], indent=2))

@@ -46,7 +46,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--update", action="store_true",
                         help="write the answers back as expectations: for cases with none, and for failing ones "
                         "(each file's diff is shown first)")  # fmt: skip
-    parser.add_argument("--output", "-o", choices=("text", "json", "junit"), default="text")
+    parser.add_argument("--output", "-o", choices=("text", "json", "junit", "github"), default="text",
+                        help="github: workflow commands on the failing cases' lines, for GitHub Actions")  # fmt: skip
     parser.add_argument("--junit-xml", metavar="FILE", type=Path, help="also write JUnit XML to FILE")
     parser.add_argument("--verbose", "-v", action="store_true", help="also list passed and skipped cases")
     parser.add_argument("--require-suites", action="store_true",
@@ -112,6 +113,9 @@ def _run(args: argparse.Namespace, suites: list[Suite]) -> int:
         print(json.dumps(reports.report_json(results, summary, trouble), indent=2))
     elif args.output == "junit":
         print(reports.junit_xml(results), end="")
+    elif args.output == "github":
+        print("\n".join(reports.github_annotations(results, trouble)))
+        print(summary.line(), file=sys.stderr)
     else:
         for problem in trouble:
             print(f"error: {problem}", file=sys.stderr)
@@ -151,6 +155,8 @@ def _unreadable(args: argparse.Namespace, problems: list[str]) -> int:
         print(json.dumps(reports.report_json([], reports.Summary(), problems), indent=2))
     elif args.output == "junit":
         print(reports.junit_xml([], problems), end="")
+    elif args.output == "github":
+        print("\n".join(reports.github_annotations([], problems)))
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     count = len(problems)

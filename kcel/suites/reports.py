@@ -127,6 +127,34 @@ def report_json(results: Sequence[Result], summary: Summary, problems: Sequence[
 # -- JUnit XML --------------------------------------------------------------------------------------------------
 
 
+def github_annotations(results: Sequence[Result], problems: Sequence[str] = ()) -> list[str]:
+    """`-o github`: a workflow command on the case's line for each case that failed, erred or has no expectation,
+    and one for each suite problem."""
+    from kcel.annotations import workflow_command
+    from kcel.suites.yamltext import line_of
+
+    texts: dict[str, str] = {}
+    commands = [workflow_command("error", problem, problem.split(": ")[0], title="kcel test") for problem in problems]
+    for result in results:
+        if result.status not in (FAILED, ERROR, NEW):
+            continue
+        where = result.suite.where
+        file = str(where.file)
+        if file not in texts:
+            try:
+                texts[file] = where.file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                texts[file] = ""
+        line = line_of(texts[file], where.document, result.case.path) or 0
+        if result.status == FAILED:
+            message = "\n".join(line for m in result.mismatches for line in mismatch_lines(m))
+        else:
+            message = result.detail or "no expectation (kcel test --update records the answer)"
+        title = f"kcel test: {result.case.name}" + (f" [{result.version}]" if result.several else "")
+        commands.append(workflow_command("error", message, file, line, title))
+    return commands
+
+
 def junit_xml(results: Sequence[Result], problems: Sequence[str] = ()) -> str:
     """JUnit XML: a <testsuite> per suite document (and one for suites that could not be read)."""
     root = ET.Element("testsuites", name="kcel test")

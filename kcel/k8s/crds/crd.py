@@ -66,6 +66,8 @@ class CRD:
     validation: Schema | None = field(default=None, repr=False)
     api_version: str = f"{API_GROUP}/v1"
     source: str = ""  # `<file>: document <n>`, for messages
+    file: str = ""  # where the document is, for annotations (`-o github`): the file and its first line
+    line: int = 0
     _validators: dict[tuple[str, Version], Validator] = field(default_factory=dict, repr=False)
 
     @property
@@ -127,7 +129,8 @@ def load_crds(source: str | os.PathLike[str]) -> list[CRD]:
     name, text = _read_source(source)
     crds: list[CRD] = []
     for document in _documents(name, text):
-        crds.extend(_crds_in(document.value, f"{name}: document {document.index}", ""))
+        found = _crds_in(document.value, f"{name}: document {document.index}", "")
+        crds.extend(replace(crd, file=name, line=document.line) for crd in found)
     return crds
 
 

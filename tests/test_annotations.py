@@ -1,0 +1,52 @@
+"""`-o github`: findings as GitHub Actions workflow commands on the file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kcel.annotations import workflow_command
+from kcel.cli import main
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def test_workflow_commands_escape_their_data_and_properties() -> None:
+    assert workflow_command("error", "50% off\nnext", "a,b:c.yaml", 3, "kcel") == (
+        "::error file=a%2Cb%3Ac.yaml,line=3,title=kcel::50%25 off%0Anext"
+    )
+    assert workflow_command("warning", "plain") == "::warning::plain"
+
+
+def test_validate_annotates_the_invalid_object_at_its_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    objects = tmp_path / "objects.yaml"
+    valid = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: ok}\nspec: {replicas: 1, maxReplicas: 2}\n"
+    objects.write_text(valid + "---\n" + (EXAMPLES / "widget.yaml").read_text())
+    assert main(["validate", "-o", "github", "--crd", str(EXAMPLES / "widget-crd.yaml"), str(objects)]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith(f'::error file={objects},line=6,title=kcel::Widget.example.com "w1" is invalid: [')
+
+
+def test_check_annotates_the_rejected_crd(capsys: pytest.CaptureFixture[str]) -> None:
+    crd = EXAMPLES / "expensive-crd.yaml"
+    assert main(["check", "-o", "github", str(crd), str(EXAMPLES / "expensive-crd-fixed.yaml")]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"::error file={crd},line=1,title=kcel::CustomResourceDefinition.apiextensions.k8s.io")
+    assert "estimated rule cost exceeds budget" in line
+
+
+def test_test_annotates_the_failing_case_at_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = tmp_path / "widget.kcel-test.yaml"
+    suite.write_text((EXAMPLES / "widget.kcel-test.yaml").read_text().replace("expect: valid", "expect: invalid", 1))
+    for name in ("widget-crd.yaml", "widget.yaml"):
+        (tmp_path / name).write_text((EXAMPLES / name).read_text())
+    assert main(["test", "-o", "github", str(suite)]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    case_line = next(i for i, text in enumerate(suite.read_text().splitlines(), 1) if "expect: invalid" in text)
+    assert line.startswith(f"::error file={suite},line=")
+    reported = int(line.split("line=")[1].split(",")[0])
+    assert reported < case_line  # the case's first line, above its expectation
+    assert "expected: invalid" in line.replace("%0A", "\n")
