@@ -422,9 +422,9 @@ def _check(args: argparse.Namespace) -> int:
         reports.append(report)
         message = field.invalid_status_message(_CRD_KIND, crd.name, check.errors) if check.errors else ""
         if args.output == "text":
-            _print_check(report, message)
+            _print_check(report, message, _error_places(crd, check.errors))
         elif args.output == "github":
-            _annotate(message, report["warnings"], crd.file, crd.line)
+            _annotate_crd(crd, check.errors, report["warnings"])
     for where, checked in others.checked:
         reports.append(checked_report(where, checked))
         if args.output == "text":
@@ -461,6 +461,24 @@ def _annotate(error: str, warnings: Any, file: str, line: int = 0) -> None:
         print(workflow_command("warning", warning, file, line, "kcel"))
 
 
+def _error_places(crd: Any, errors: Any) -> list[str]:
+    """Where in its file each error of a rejected CRD is (`file:line: field`), shown after the API server's message."""
+    from kcel.annotations import crd_field_line
+
+    return list(dict.fromkeys(f"{crd.file}:{crd_field_line(crd, error.field)}: {error.field}" for error in errors))
+
+
+def _annotate_crd(crd: Any, errors: Any, warnings: Any) -> None:
+    """`-o github` for a CRD: each error on the line of the field it names (the rule), warnings on the CRD."""
+    from kcel.annotations import crd_field_line, workflow_command
+
+    for error in errors:
+        line = crd_field_line(crd, error.field)
+        print(workflow_command("error", f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}",
+                               crd.file, line, "kcel"))  # fmt: skip
+    _annotate("", warnings, crd.file, crd.line)
+
+
 def _print_checked(where: str, checked: Any) -> None:
     verdict = "accepted" if checked.valid else "rejected"
     named = f"{checked.kind} {checked.name}" if checked.name else checked.kind
@@ -490,11 +508,13 @@ def _share(cost: int, limit: int) -> float:
     return round(100 * cost / limit, 2)
 
 
-def _print_check(report: dict[str, Any], message: str) -> None:
+def _print_check(report: dict[str, Any], message: str, places: list[str]) -> None:
     verdict = "accepted" if report["valid"] else "rejected"
     print(f"{report['crd']}: {verdict} ({_plural(report['rules'], 'rule')})")
     if message:
         print(f"  {message}")
+    for place in places:
+        print(f"  at {place}")
     for warning in report["warnings"]:
         print(f"  Warning: {warning}")
     for cost in report["costs"]:

@@ -30,12 +30,17 @@ def test_validate_annotates_the_invalid_object_at_its_document(
     assert line.startswith(f'::error file={objects},line=6,title=kcel::Widget.example.com "w1" is invalid: [')
 
 
-def test_check_annotates_the_rejected_crd(capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_annotates_each_error_on_the_line_of_its_rule(capsys: pytest.CaptureFixture[str]) -> None:
     crd = EXAMPLES / "expensive-crd.yaml"
     assert main(["check", "-o", "github", str(crd), str(EXAMPLES / "expensive-crd-fixed.yaml")]) == 1
-    (line,) = capsys.readouterr().out.splitlines()
-    assert line.startswith(f"::error file={crd},line=1,title=kcel::CustomResourceDefinition.apiextensions.k8s.io")
-    assert "estimated rule cost exceeds budget" in line
+    lines = capsys.readouterr().out.splitlines()
+    rule_line = next(i for i, text in enumerate(crd.read_text().splitlines(), 1) if "- rule:" in text)
+    schema_line = next(i for i, text in enumerate(crd.read_text().splitlines(), 1) if "openAPIV3Schema:" in text)
+    assert [line.split(",title")[0] for line in lines] == [
+        f"::error file={crd},line={rule_line}", f"::error file={crd},line={rule_line}",
+        f"::error file={crd},line={schema_line}",
+    ]  # fmt: skip
+    assert "x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget" in lines[0]
 
 
 def test_test_annotates_the_failing_case_at_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.k8s.patch",),  # JSON Patch and structured merge, typed by built-in, CRD or given schemas
     ("kcel.k8s.admission",),
     ("kcel.k8s.surfaces",),  # webhook matchConditions, DRA selectors, authentication and authorization config
-    ("kcel.suites",),
+    ("kcel.suites", "kcel.annotations"),  # suites, and findings as CI annotations (they find lines the same way)
     ("kcel.repl",),
     ("kcel.webhook",),
     ("kcel.cli",),

@@ -66,8 +66,9 @@ class CRD:
     validation: Schema | None = field(default=None, repr=False)
     api_version: str = f"{API_GROUP}/v1"
     source: str = ""  # `<file>: document <n>`, for messages
-    file: str = ""  # where the document is, for annotations (`-o github`): the file and its first line
+    file: str = ""  # where the document is, for annotations (`-o github`): the file, its first line, its number
     line: int = 0
+    document: int = 0
     _validators: dict[tuple[str, Version], Validator] = field(default_factory=dict, repr=False)
 
     @property
@@ -130,7 +131,7 @@ def load_crds(source: str | os.PathLike[str]) -> list[CRD]:
     crds: list[CRD] = []
     for document in _documents(name, text):
         found = _crds_in(document.value, f"{name}: document {document.index}", "")
-        crds.extend(replace(crd, file=name, line=document.line) for crd in found)
+        crds.extend(replace(crd, file=name, line=document.line, document=document.index) for crd in found)
     return crds
 
 

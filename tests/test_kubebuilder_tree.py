@@ -1,0 +1,76 @@
+"""A kubebuilder project as controller-gen lays it out, checked as its CI would: green when good, and each problem
+reported on its file and line when not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kcel.cli import main
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+KUSTOMIZATION = "resources:\n- {}\n# +kubebuilder:scaffold:manifestskustomizesamples\n"
+ROLE = """apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: manager-role
+rules:
+- apiGroups: [example.com]
+  resources: [widgets]
+  verbs: [get, list, watch]
+"""
+VALID_SAMPLE = """apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: widget-sample
+spec:
+  mode: Safe
+  replicas: 1
+  maxReplicas: 3
+"""
+
+
+def tree(root: Path, crd: str, sample: str) -> Path:
+    """config/crd/bases, config/samples, config/rbac and their kustomization files, and a Makefile target."""
+    files = {
+        "config/crd/bases/example.com_widgets.yaml": crd,
+        "config/crd/kustomization.yaml": KUSTOMIZATION.format("bases/example.com_widgets.yaml"),
+        "config/samples/example_v1_widget.yaml": sample,
+        "config/samples/kustomization.yaml": KUSTOMIZATION.format("example_v1_widget.yaml"),
+        "config/rbac/role.yaml": ROLE,
+        "config/rbac/kustomization.yaml": KUSTOMIZATION.format("role.yaml"),
+        "Makefile": "kcel:\n\tkcel check config/ && kcel validate --crd config/crd/bases config/samples && kcel test\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root / "config"
+
+
+def test_a_good_tree_is_green(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tree(tmp_path, (EXAMPLES / "widget-crd.yaml").read_text(), VALID_SAMPLE)
+    assert main(["check", str(config)]) == 0
+    assert "1 CRD, 3 rules: 0 rejected, 5 skipped" in capsys.readouterr().err
+    assert main(["validate", "--crd", str(config / "crd/bases"), str(config / "samples")]) == 0
+    assert "2 objects in 2 files: 1 valid, 0 invalid, 0 not validated, 1 skipped" in capsys.readouterr().err
+    assert main(["test", str(tmp_path)]) == 0  # no suite yet: said, and green
+
+
+def test_a_bad_rule_and_a_bad_sample_are_reported_on_their_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    crd = (EXAMPLES / "widget-crd.yaml").read_text().replace("self.replicas <= self.maxReplicas", "self.replicas <= ")
+    sample = ROLE + "---\n" + VALID_SAMPLE.replace("maxReplicas: 3", "maxReplicas: 0")
+    config = tree(tmp_path, crd, sample)
+    assert main(["check", "-o", "github", str(config)]) == 1
+    (annotation,) = capsys.readouterr().out.splitlines()
+    bases = config / "crd/bases/example.com_widgets.yaml"
+    rule_line = next(i for i, text in enumerate(bases.read_text().splitlines(), 1) if "self.replicas <= " in text)
+    assert annotation.startswith(f"::error file={bases},line={rule_line},title=kcel::widgets.example.com: spec.")
+    assert "Syntax error" in annotation
+    good = tree(tmp_path / "good", (EXAMPLES / "widget-crd.yaml").read_text(), sample)
+    assert main(["validate", "-o", "github", "--crd", str(good / "crd/bases"), str(config / "samples")]) == 1
+    (annotation,) = capsys.readouterr().out.splitlines()
+    assert annotation.startswith(f"::error file={config}/samples/example_v1_widget.yaml,line=10,title=kcel::")
+    assert "replicas must not exceed maxReplicas" in annotation
