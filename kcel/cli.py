@@ -188,6 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     repl = _command(commands, "repl", "author policy expressions interactively (types, costs, explanations)",
                     "examples:\n  kcel repl\n  kcel repl --k8s-version 1.34\n\nType %help inside.\n")  # fmt: skip
+    completion = _command(commands, "completion", "print a shell completion script",
+                          "examples:\n  source <(kcel completion bash)          # in ~/.bashrc\n"
+                          "  kcel completion zsh > \"${fpath[1]}/_kcel\"\n"
+                          "  kcel completion fish > ~/.config/fish/completions/kcel.fish\n")  # fmt: skip
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"))
     add_version_option(repl)
     repl.add_argument("--history", metavar="FILE", help="history file (default ~/.kcel_history)")
     repl.add_argument("--messages", action="append", default=[], metavar="FILE",
@@ -247,6 +252,11 @@ def _run(argv: list[str] | None) -> int:
         if args.command == "parse":
             parsed = parse(args.expression)
             print(dump(parsed) if args.dump else unparse(parsed))
+            return 0
+        if args.command == "completion":
+            from kcel.completion import script
+
+            print(script(build_parser(), args.shell), end="")
             return 0
         if args.command == "check":
             return _check(args)

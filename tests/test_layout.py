@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.suites", "kcel.annotations"),  # suites, and findings as CI annotations (they find lines the same way)
     ("kcel.repl",),
     ("kcel.webhook",),
-    ("kcel.cli",),
+    ("kcel.cli", "kcel.completion"),
 )
 LAZY_FRONT_ENDS = ("kcel.repl", "kcel.webhook", "kcel.k8s.admission", "kcel.suites", "kcel.cli")
 SERVER_PACKAGES = ("starlette", "uvicorn", "prometheus_client")
