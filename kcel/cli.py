@@ -123,9 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
         "authorization configuration as the API server does on create (or load): CEL compiles, costs fit the limits",
         "examples:\n  kcel check examples/widget-crd.yaml\n  kcel check examples/expensive-crd.yaml\n"
         "  kcel check -o json crds/\n  kcel check examples/\n\n"
-        "Exit status: 0 accepted, 1 rejected, unreadable or nothing to check, 2 bad usage.\n",
+        "Exit status: 0 accepted (or nothing to check, unless --strict), 1 rejected or unreadable, 2 bad usage.\n",
     )  # fmt: skip
     check.add_argument("crds", nargs="+", metavar="FILE|DIR")
+    check.add_argument("--strict", action="store_true",
+                       help="fail when nothing in the files holds CEL to check (by default that is said, and passes: "
+                       "a pre-commit hook given only samples)")  # fmt: skip
     check.add_argument("--output", "-o", choices=("text", "json", "github"), default="text",
                        help="github: workflow commands, shown on the file by GitHub Actions")  # fmt: skip
     add_version_option(check)
@@ -448,7 +451,7 @@ def _check(args: argparse.Namespace) -> int:
     if not reports and not problems:
         print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
               file=sys.stderr)  # fmt: skip
-        return 1
+        return 1 if args.strict else 0
     rules = sum(r["rules"] for r in reports[: len(crds)])
     summary = f"{_plural(len(crds), 'CRD')}, {_plural(rules, 'rule')}"
     if others.checked:

@@ -3,9 +3,13 @@ reported on its file and line when not."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from kcel.cli import main
 
@@ -74,3 +78,28 @@ def test_a_bad_rule_and_a_bad_sample_are_reported_on_their_files(
     (annotation,) = capsys.readouterr().out.splitlines()
     assert annotation.startswith(f"::error file={config}/samples/example_v1_widget.yaml,line=10,title=kcel::")
     assert "replicas must not exceed maxReplicas" in annotation
+
+
+HOOK_ARGS = {"kcel-validate": ["--crd", "config/crd"]}  # as the README and the hooks file tell a project to set
+
+
+@pytest.mark.parametrize("good", [True, False])
+def test_the_pre_commit_hooks_run_on_the_tree(tmp_path: Path, good: bool) -> None:
+    """Each hook of `.pre-commit-hooks.yaml` as pre-commit runs it: its entry, the project's args, and the tree's
+    files its `files` pattern matches (unless pass_filenames is false)."""
+    bin_dir = Path(sys.executable).parent
+    if not (bin_dir / "kcel").exists():
+        pytest.skip(f"no kcel script beside {sys.executable} (not an installed environment)")
+    sample = VALID_SAMPLE if good else VALID_SAMPLE.replace("maxReplicas: 3", "maxReplicas: 0")
+    tree(tmp_path, (EXAMPLES / "widget-crd.yaml").read_text(), sample)
+    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    hooks = yaml.safe_load((Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    outcomes = {}
+    for hook in hooks:
+        matched = [f for f in files if re.search(hook["files"], f)] if hook.get("pass_filenames", True) else []
+        command = [*hook["entry"].split(), *HOOK_ARGS.get(hook["id"], []), *matched]
+        outcomes[hook["id"]] = subprocess.run(
+            command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+        ).returncode
+    assert outcomes == {"kcel-check": 0, "kcel-validate": 0 if good else 1, "kcel-test": 0}

@@ -16,8 +16,10 @@ ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
 
 
-def test_a_file_with_nothing_to_check_fails_and_says_why(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", str(EXAMPLES / "deployment.yaml")]) == 1
+def test_a_file_with_nothing_to_check_says_why_and_fails_when_strict(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(EXAMPLES / "deployment.yaml")]) == 0  # a pre-commit hook given only samples
+    assert "kcel check: nothing to check" in capsys.readouterr().err
+    assert main(["check", "--strict", str(EXAMPLES / "deployment.yaml")]) == 1
     err = capsys.readouterr().err
     skipped = f"skipped: {EXAMPLES / 'deployment.yaml'}: document 0: Deployment (apps/v1) holds no CEL that kcel checks"
     assert skipped in err
