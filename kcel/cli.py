@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kcel import colour
 from kcel.env import Env
 from kcel.errors import CelError, CompileError
 from kcel.eval.display import cel_text, result_type
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    _add_color_option(parser, "auto")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     evaluate = _command(commands, "eval", "evaluate an expression", EVAL_EXAMPLES)
@@ -210,10 +212,18 @@ def _positive(text: str) -> int:
 
 
 def _command(commands: Any, name: str, summary: str, epilog: str) -> argparse.ArgumentParser:
-    return commands.add_parser(  # type: ignore[no-any-return]
+    command: argparse.ArgumentParser = commands.add_parser(
         name, help=summary, description=summary[0].upper() + summary[1:] + ".", epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
+    _add_color_option(command, argparse.SUPPRESS)  # after the command too: `kcel check --color never`
+    return command
+
+
+def _add_color_option(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--color", choices=colour.CHOICES, default=default,
+                        help="colour the output: auto (on a terminal, unless NO_COLOR; FORCE_COLOR forces it), "
+                        "always or never")  # fmt: skip
 
 
 def package_version() -> str:
@@ -251,6 +261,7 @@ def _discard_stdout() -> None:
 
 def _run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    colour.choose(args.color)
     try:
         if args.command == "parse":
             parsed = parse(args.expression)
@@ -385,13 +396,10 @@ def _declaration(text: str) -> tuple[str, str]:
 
 
 class _Style:
-    """ANSI colour for a terminal only (and never under NO_COLOR)."""
-
-    def __init__(self) -> None:
-        self.enabled = sys.stdout.isatty() and sys.stderr.isatty() and "NO_COLOR" not in os.environ
+    """ANSI colour as kcel.colour decides (a terminal, --color, NO_COLOR, FORCE_COLOR)."""
 
     def _wrap(self, code: str, text: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if self.enabled else text
+        return f"\033[{code}m{text}\033[0m" if colour.wanted(sys.stdout, sys.stderr) else text
 
     def red(self, text: str) -> str:
         return self._wrap("31", text)

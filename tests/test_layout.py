@@ -17,7 +17,7 @@ MAX_LINES = 800
 # Packages in pipeline order: a module may import its own layer and the ones before it, never a later one.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # values and errors; Go's time, regexp and float formatting
-    ("kcel.errors", "kcel.values", "kcel.temporal", "kcel.goregex", "kcel.gofloat"),
+    ("kcel.errors", "kcel.values", "kcel.temporal", "kcel.goregex", "kcel.gofloat", "kcel.colour"),
     ("kcel.parser",),
     ("kcel.checker",),  # with kcel.checker.decls, the row type of every library table
     ("kcel.eval",),

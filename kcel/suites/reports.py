@@ -7,7 +7,6 @@ The JUnit XML follows the shape CI systems read (Jenkins, GitLab, GitHub test re
 
 from __future__ import annotations
 
-import os
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -15,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from kcel import colour
 from kcel.suites.model import Mismatch
 from kcel.suites.runner import ERROR, FAILED, NEW, PASSED, RECORDED, SKIPPED, Result
 
@@ -49,10 +49,10 @@ class Summary:
 
 
 class Colour:
-    """ANSI colour on a terminal only (never under NO_COLOR)."""
+    """ANSI colour as kcel.colour decides (a terminal, --color, NO_COLOR, FORCE_COLOR)."""
 
     def __init__(self, stream: TextIO) -> None:
-        self.enabled = stream.isatty() and "NO_COLOR" not in os.environ
+        self.enabled = colour.wanted(stream)
 
     def __call__(self, code: str, text: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.enabled else text
