@@ -131,8 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true",
                        help="fail when nothing in the files holds CEL to check (by default that is said, and passes: "
                        "a pre-commit hook given only samples)")  # fmt: skip
-    check.add_argument("--output", "-o", choices=("text", "json", "github"), default="text",
-                       help="github: workflow commands, shown on the file by GitHub Actions")  # fmt: skip
+    check.add_argument("--output", "-o", choices=("text", "json", "github", "junit"), default="text",
+                       help="github: workflow commands, shown on the file by GitHub Actions; junit: JUnit XML, a "
+                       "test case per CRD or object")  # fmt: skip
     add_version_option(check)
     check.add_argument(
         "--explain-above", type=float, default=10.0, metavar="PERCENT",
@@ -167,8 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="documents no CRD given types (kustomization files, RBAC, built-in kinds) are errors; "
                           "by default they are skipped and counted")  # fmt: skip
     validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid and skipped objects")
-    validate.add_argument("--output", "-o", choices=("text", "json", "github"), default="text",
-                          help="github: workflow commands, shown on the file and line by GitHub Actions")  # fmt: skip
+    validate.add_argument("--output", "-o", choices=("text", "json", "github", "junit"), default="text",
+                          help="github: workflow commands, shown on the file and line by GitHub Actions; junit: "
+                          "JUnit XML, a test case per object")  # fmt: skip
     add_version_option(validate)
 
     from kcel.k8s.admission import command as admit_command
@@ -429,8 +431,10 @@ def _check(args: argparse.Namespace) -> int:
     problems += others.problems
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
+    checks = []
     for crd in crds:
         check = check_crd(crd, k8s_version=args.k8s_version)
+        checks.append((crd, check))
         rules = sum(count_rules(crd.schema_of(version)) for version in crd.versions)
         costs = [_cost_report(cost, args.explain_above) for cost in check.costs]
         totals = [
@@ -456,6 +460,8 @@ def _check(args: argparse.Namespace) -> int:
         print(f"skipped: {skipped}", file=sys.stderr)
     if args.output == "json":
         print(json.dumps(reports + [{"skipped": s} for s in others.skipped], indent=2))
+    elif args.output == "junit":
+        print(_check_junit(checks, others), end="")
     if not reports and not problems:
         print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
               file=sys.stderr)  # fmt: skip
@@ -480,6 +486,21 @@ def _annotate(error: str, warnings: Any, file: str, line: int = 0) -> None:
         print(workflow_command("error", error, file, line, "kcel"))
     for warning in warnings:
         print(workflow_command("warning", warning, file, line, "kcel"))
+
+
+def _check_junit(checks: list[tuple[Any, Any]], others: Any) -> str:
+    """`kcel check -o junit`: a test case per CRD (on the line of its first error) and per other object checked."""
+    from kcel.annotations import TestCase, crd_field_line, junit_xml
+
+    cases = []
+    for crd, check in checks:
+        line = crd_field_line(crd, check.errors[0].field) if check.errors else crd.line
+        message = "\n".join(f"{e.cause()['field']}: {e.cause()['message']}" for e in check.errors)
+        cases.append(TestCase(crd.name, crd.file, line, "failure" if check.errors else "passed", message))
+    for where, checked in others.checked:
+        file = where.partition(": document ")[0]
+        cases.append(TestCase(where, file, 0, "passed" if checked.valid else "failure", "\n".join(checked.errors)))
+    return junit_xml("kcel check", cases)
 
 
 def _error_places(crd: Any, errors: Any) -> list[str]:
@@ -589,6 +610,13 @@ def _validate(args: argparse.Namespace) -> int:
             progress.advance()
     if args.output == "json":
         print(json.dumps([r.as_json() for r in reports], indent=2))
+    elif args.output == "junit":
+        from kcel.annotations import TestCase, junit_xml
+
+        statuses = {"valid": "passed", "invalid": "failure", "error": "error", "skipped": "skipped"}
+        cases = [TestCase(f"{r.where}: {r.kind} {r.name}".rstrip(": "), r.file, r.line, statuses[r.status], r.message)
+                 for r in reports]  # fmt: skip
+        print(junit_xml("kcel validate", cases), end="")
     counts = {status: sum(r.status == status for r in reports) for status in ("valid", "invalid", "error", "skipped")}
     summary = f"{_plural(len(reports), 'object')} in {_plural(len(files), 'file')}"
     skipped = f", {counts['skipped']} skipped" if counts["skipped"] else ""

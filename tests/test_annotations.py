@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,22 @@ def test_test_annotates_the_failing_case_at_its_line(tmp_path: Path, capsys: pyt
     reported = int(line.split("line=")[1].split(",")[0])
     assert reported < case_line  # the case's first line, above its expectation
     assert "expected: invalid" in line.replace("%0A", "\n")
+
+
+def test_validate_and_check_write_junit_with_files_and_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    objects = tmp_path / "objects.yaml"
+    objects.write_text((EXAMPLES / "widget.yaml").read_text() + "---\nresources: [a.yaml]\n")
+    assert main(["validate", "-o", "junit", "--crd", str(EXAMPLES / "widget-crd.yaml"), str(objects)]) == 1
+    root = ET.fromstring(capsys.readouterr().out)
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("2", "1", "1")
+    failed = root.find("./testsuite/testcase/failure/..")
+    assert failed is not None and (failed.get("file"), failed.get("line")) == (str(objects), "1")
+    crd = EXAMPLES / "expensive-crd.yaml"
+    assert main(["check", "-o", "junit", str(crd), str(EXAMPLES / "widget-crd.yaml")]) == 1
+    root = ET.fromstring(capsys.readouterr().out)
+    assert (root.get("tests"), root.get("failures")) == ("2", "1")
+    rejected = root.find("./testsuite/testcase/failure/..")
+    rule_line = next(i for i, text in enumerate(crd.read_text().splitlines(), 1) if "- rule:" in text)
+    assert rejected is not None and (rejected.get("file"), rejected.get("line")) == (str(crd), str(rule_line))
