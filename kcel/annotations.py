@@ -7,6 +7,8 @@ The format (docs.github.com, "Workflow commands for GitHub Actions"): `::error f
 
 from __future__ import annotations
 
+import json
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,6 +57,64 @@ def crd_field_line(crd: Any, path: fe.Path) -> int:
 @cache
 def _text(file: str) -> str:
     return Path(file).read_text(encoding="utf-8")
+
+
+def crd_rule_marker(crd: Any, path: fe.Path) -> str:
+    """`file.go:line` of the `+kubebuilder:validation:XValidation` marker that holds the rule an error names, when
+    controller-gen made the CRD from Go types of the same project (the nearest folder above it with a go.mod);
+    empty otherwise."""
+    from kcel.suites.yamltext import compose_document, find, value_of
+
+    elements = path.elements
+    if not elements or elements[-1] not in (("rule", ""), ("messageExpression", "")):
+        return ""
+    if elements[:2] == (("spec", ""), ("validation", "")) and crd.api_version.endswith("/v1") and crd.versions:
+        elements = (("spec", ""), ("versions", ""), ("", "0"), ("schema", ""), *elements[2:])
+    try:
+        _, _, root = compose_document(_text(crd.file), crd.document)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return ""
+    node = value_of(find(root, fe.Path(elements[:-1])), elements[-1][0])
+    if node is None or not isinstance(node.value, str):
+        return ""
+    project = next((d for d in Path(crd.file).resolve().parents if (d / "go.mod").is_file()), None)
+    if project is None:
+        return ""
+    for file, line, rule in _markers(str(project)):
+        if rule == node.value:
+            return f"{file}:{line}"
+    return ""
+
+
+@cache
+def _markers(project: str) -> tuple[tuple[str, int, str], ...]:
+    """(file, line, rule) of every XValidation marker in the project's Go files (vendor/ and hidden folders aside)."""
+    found = []
+    root = Path(project)
+    for file in sorted(root.rglob("*.go")):
+        parts = file.relative_to(root).parts
+        if any(p == "vendor" or p.startswith(".") for p in parts[:-1]):
+            continue
+        try:
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for number, text in enumerate(lines, 1):
+            match = _MARKER.search(text)
+            if match:
+                found.append((str(file.relative_to(Path.cwd()) if file.is_relative_to(Path.cwd()) else file),
+                              number, _go_string(match.group(1))))  # fmt: skip
+    return tuple(found)
+
+
+_MARKER = re.compile(r"\+kubebuilder:validation:XValidation:.*?\brule=(\"(?:[^\"\\]|\\.)*\"|`[^`]*`)")
+
+
+def _go_string(literal: str) -> str:
+    """The value of a Go string literal as controller-gen reads a marker's argument (interpreted or raw)."""
+    if literal.startswith("`"):
+        return literal[1:-1]
+    return json.loads(literal) if "\\x" not in literal else literal[1:-1]
 
 
 @dataclass(frozen=True)

@@ -504,20 +504,32 @@ def _check_junit(checks: list[tuple[Any, Any]], others: Any) -> str:
 
 
 def _error_places(crd: Any, errors: Any) -> list[str]:
-    """Where in its file each error of a rejected CRD is (`file:line: field`), shown after the API server's message."""
+    """Where in its file each error of a rejected CRD is (`file:line: field`, and the Go marker that made the rule),
+    shown after the API server's message."""
     from kcel.annotations import crd_field_line
 
-    return list(dict.fromkeys(f"{crd.file}:{crd_field_line(crd, error.field)}: {error.field}" for error in errors))
+    return list(dict.fromkeys(f"{crd.file}:{crd_field_line(crd, e.field)}: {e.field}{_marker(crd, e)}" for e in errors))
+
+
+def _marker(crd: Any, error: Any) -> str:
+    from kcel.annotations import crd_rule_marker
+
+    place = crd_rule_marker(crd, error.field)
+    return f" (the marker at {place})" if place else ""
 
 
 def _annotate_crd(crd: Any, errors: Any, warnings: Any) -> None:
     """`-o github` for a CRD: each error on the line of the field it names (the rule), warnings on the CRD."""
-    from kcel.annotations import crd_field_line, workflow_command
+    from kcel.annotations import crd_field_line, crd_rule_marker, workflow_command
 
     for error in errors:
         line = crd_field_line(crd, error.field)
-        print(workflow_command("error", f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}",
-                               crd.file, line, "kcel"))  # fmt: skip
+        text = f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}"
+        print(workflow_command("error", text + _marker(crd, error), crd.file, line, "kcel"))
+        marker = crd_rule_marker(crd, error.field)
+        if marker:  # on the Go source too, where the rule is written
+            file, _, marker_line = marker.rpartition(":")
+            print(workflow_command("error", text, file, int(marker_line), "kcel"))
     _annotate("", warnings, crd.file, crd.line)
 
 

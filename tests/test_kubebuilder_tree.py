@@ -61,18 +61,40 @@ def test_a_good_tree_is_green(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["test", str(tmp_path)]) == 0  # no suite yet: said, and green
 
 
+GO_TYPES = """package v1
+
+// WidgetSpec defines the desired state of Widget.
+// +kubebuilder:validation:XValidation:rule="self.mode == oldSelf.mode",message="mode is immutable"
+// +kubebuilder:validation:XValidation:rule="self.replicas <= ",message="replicas must not exceed maxReplicas"
+type WidgetSpec struct {
+	Replicas int32 `json:"replicas"`
+}
+"""
+
+
 def test_a_bad_rule_and_a_bad_sample_are_reported_on_their_files(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     crd = (EXAMPLES / "widget-crd.yaml").read_text().replace("self.replicas <= self.maxReplicas", "self.replicas <= ")
     sample = ROLE + "---\n" + VALID_SAMPLE.replace("maxReplicas: 3", "maxReplicas: 0")
     config = tree(tmp_path, crd, sample)
-    assert main(["check", "-o", "github", str(config)]) == 1
-    (annotation,) = capsys.readouterr().out.splitlines()
-    bases = config / "crd/bases/example.com_widgets.yaml"
-    rule_line = next(i for i, text in enumerate(bases.read_text().splitlines(), 1) if "self.replicas <= " in text)
-    assert annotation.startswith(f"::error file={bases},line={rule_line},title=kcel::widgets.example.com: spec.")
-    assert "Syntax error" in annotation
+    (tmp_path / "go.mod").write_text("module example.com/widget\n")
+    (tmp_path / "api/v1").mkdir(parents=True)
+    (tmp_path / "api/v1/widget_types.go").write_text(GO_TYPES)  # the markers controller-gen made the CRD from
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "config"]) == 1
+    bases = "config/crd/bases/example.com_widgets.yaml"
+    rule_line = next(i for i, text in enumerate(Path(bases).read_text().splitlines(), 1) if "self.replicas <= " in text)
+    assert (
+        f"  at {bases}:{rule_line}: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
+        " (the marker at api/v1/widget_types.go:5)"
+    ) in capsys.readouterr().out.splitlines()
+    assert main(["check", "-o", "github", "config"]) == 1
+    on_yaml, on_go = capsys.readouterr().out.splitlines()
+    assert on_yaml.startswith(f"::error file={bases},line={rule_line},title=kcel::widgets.example.com: spec.")
+    assert "Syntax error" in on_yaml and on_yaml.endswith("(the marker at api/v1/widget_types.go:5)")
+    assert on_go.startswith("::error file=api/v1/widget_types.go,line=5,title=kcel::widgets.example.com: spec.")
+    config = tmp_path / "config"
     good = tree(tmp_path / "good", (EXAMPLES / "widget-crd.yaml").read_text(), sample)
     assert main(["validate", "-o", "github", "--crd", str(good / "crd/bases"), str(config / "samples")]) == 1
     (annotation,) = capsys.readouterr().out.splitlines()
