@@ -59,6 +59,21 @@ def _text(file: str) -> str:
     return Path(file).read_text(encoding="utf-8")
 
 
+def object_field_line(file: str, document: int, item: int | None, field: str, fallback: int) -> int:
+    """The line of a field an API error names (`spec.containers[1].image`) in an object's file (inside a List,
+    under `items[item]`); `fallback` (the document's line) when it cannot be found."""
+    from kcel.suites.yamltext import line_of
+
+    elements: list[tuple[str, str]] = [("items", ""), ("", str(item))] if item is not None else []
+    for part in re.findall(r"[^.\[\]]+|\[[^\]]*\]", field):
+        elements.append(("", part[1:-1]) if part.startswith("[") else (part, ""))
+    try:
+        found = line_of(_text(file), document, fe.Path(tuple(elements)))
+    except (OSError, UnicodeDecodeError):
+        found = None
+    return found or fallback
+
+
 def crd_rule_marker(crd: Any, path: fe.Path) -> str:
     """`file.go:line` of the `+kubebuilder:validation:XValidation` marker that holds the rule an error names, when
     controller-gen made the CRD from Go types of the same project (the nearest folder above it with a go.mod);
@@ -153,3 +168,67 @@ def _count(element: ET.Element, cases: Sequence[TestCase]) -> None:
     element.set("tests", str(len(cases)))
     for status, attribute in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
         element.set(attribute, str(sum(case.status == status for case in cases)))
+
+
+# -- the commands' findings --------------------------------------------------------------------------------------
+
+
+def annotate(error: str, warnings: Any, file: str, line: int = 0) -> None:
+    """`-o github`: an error and warnings as workflow commands on the file (and line)."""
+    if error:
+        print(workflow_command("error", error, file, line, "kcel"))
+    for warning in warnings:
+        print(workflow_command("warning", warning, file, line, "kcel"))
+
+
+def annotate_report(report: Any) -> None:
+    """`-o github` for an object: each of its errors on the line of the field it names, else the whole message."""
+    if report.status == "invalid" and report.errors:
+        for cause in report.errors:
+            line = object_field_line(report.file, report.document, report.item, cause.get("field", ""), report.line)
+            text = f"{report.kind} {json.dumps(report.name)}: {cause.get('field')}: {cause.get('message')}"
+            print(workflow_command("error", text, report.file, line, "kcel"))
+        annotate("", report.warnings, report.file, report.line)
+    else:
+        annotate(report.message if report.status in ("invalid", "error") else "", report.warnings, report.file,
+                  report.line)  # fmt: skip
+
+
+def annotate_crd(crd: Any, errors: Any, warnings: Any) -> None:
+    """`-o github` for a CRD: each error on the line of the field it names (the rule), warnings on the CRD."""
+    for error in errors:
+        line = crd_field_line(crd, error.field)
+        text = f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}"
+        print(workflow_command("error", text + marker_note(crd, error), crd.file, line, "kcel"))
+        place = crd_rule_marker(crd, error.field)
+        if place:  # on the Go source too, where the rule is written
+            file, _, marker_line = place.rpartition(":")
+            print(workflow_command("error", text, file, int(marker_line), "kcel"))
+    annotate("", warnings, crd.file, crd.line)
+
+
+def error_places(crd: Any, errors: Any) -> list[str]:
+    """Where in its file each error of a rejected CRD is (`file:line: field`, and the Go marker that made the rule),
+    shown after the API server's message."""
+    return list(
+        dict.fromkeys(f"{crd.file}:{crd_field_line(crd, e.field)}: {e.field}{marker_note(crd, e)}" for e in errors)
+    )
+
+
+def marker_note(crd: Any, error: Any) -> str:
+    """` (the marker at file.go:line)` when the rule came from a kubebuilder marker."""
+    place = crd_rule_marker(crd, error.field)
+    return f" (the marker at {place})" if place else ""
+
+
+def check_junit(checks: list[tuple[Any, Any]], others: Any) -> str:
+    """`kcel check -o junit`: a test case per CRD (on the line of its first error) and per other object checked."""
+    cases = []
+    for crd, check in checks:
+        line = crd_field_line(crd, check.errors[0].field) if check.errors else crd.line
+        message = "\n".join(f"{e.cause()['field']}: {e.cause()['message']}" for e in check.errors)
+        cases.append(TestCase(crd.name, crd.file, line, "failure" if check.errors else "passed", message))
+    for where, checked in others.checked:
+        file = where.partition(": document ")[0]
+        cases.append(TestCase(where, file, 0, "passed" if checked.valid else "failure", "\n".join(checked.errors)))
+    return junit_xml("kcel check", cases)

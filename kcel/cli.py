@@ -418,6 +418,7 @@ _style = _Style()
 
 def _check(args: argparse.Namespace) -> int:
     """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected."""
+    from kcel import annotations
     from kcel.k8s import field
     from kcel.k8s.crds.crd import check_crd, count_rules
     from kcel.k8s.manifests.files import manifest_files
@@ -447,21 +448,21 @@ def _check(args: argparse.Namespace) -> int:
         reports.append(report)
         message = field.invalid_status_message(_CRD_KIND, crd.name, check.errors) if check.errors else ""
         if args.output == "text":
-            _print_check(report, message, _error_places(crd, check.errors))
+            _print_check(report, message, annotations.error_places(crd, check.errors))
         elif args.output == "github":
-            _annotate_crd(crd, check.errors, report["warnings"])
+            annotations.annotate_crd(crd, check.errors, report["warnings"])
     for where, checked in others.checked:
         reports.append(checked_report(where, checked))
         if args.output == "text":
             _print_checked(where, checked)
         elif args.output == "github":
-            _annotate("\n".join(checked.errors), checked.warnings, where.partition(": document ")[0])
+            annotations.annotate("\n".join(checked.errors), checked.warnings, where.partition(": document ")[0])
     for skipped in others.skipped:
         print(f"skipped: {skipped}", file=sys.stderr)
     if args.output == "json":
         print(json.dumps(reports + [{"skipped": s} for s in others.skipped], indent=2))
     elif args.output == "junit":
-        print(_check_junit(checks, others), end="")
+        print(annotations.check_junit(checks, others), end="")
     if not reports and not problems:
         print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
               file=sys.stderr)  # fmt: skip
@@ -476,61 +477,6 @@ def _check(args: argparse.Namespace) -> int:
 
 
 _CRD_KIND = "CustomResourceDefinition.apiextensions.k8s.io"
-
-
-def _annotate(error: str, warnings: Any, file: str, line: int = 0) -> None:
-    """`-o github`: an error and warnings as workflow commands on the file (and line)."""
-    from kcel.annotations import workflow_command
-
-    if error:
-        print(workflow_command("error", error, file, line, "kcel"))
-    for warning in warnings:
-        print(workflow_command("warning", warning, file, line, "kcel"))
-
-
-def _check_junit(checks: list[tuple[Any, Any]], others: Any) -> str:
-    """`kcel check -o junit`: a test case per CRD (on the line of its first error) and per other object checked."""
-    from kcel.annotations import TestCase, crd_field_line, junit_xml
-
-    cases = []
-    for crd, check in checks:
-        line = crd_field_line(crd, check.errors[0].field) if check.errors else crd.line
-        message = "\n".join(f"{e.cause()['field']}: {e.cause()['message']}" for e in check.errors)
-        cases.append(TestCase(crd.name, crd.file, line, "failure" if check.errors else "passed", message))
-    for where, checked in others.checked:
-        file = where.partition(": document ")[0]
-        cases.append(TestCase(where, file, 0, "passed" if checked.valid else "failure", "\n".join(checked.errors)))
-    return junit_xml("kcel check", cases)
-
-
-def _error_places(crd: Any, errors: Any) -> list[str]:
-    """Where in its file each error of a rejected CRD is (`file:line: field`, and the Go marker that made the rule),
-    shown after the API server's message."""
-    from kcel.annotations import crd_field_line
-
-    return list(dict.fromkeys(f"{crd.file}:{crd_field_line(crd, e.field)}: {e.field}{_marker(crd, e)}" for e in errors))
-
-
-def _marker(crd: Any, error: Any) -> str:
-    from kcel.annotations import crd_rule_marker
-
-    place = crd_rule_marker(crd, error.field)
-    return f" (the marker at {place})" if place else ""
-
-
-def _annotate_crd(crd: Any, errors: Any, warnings: Any) -> None:
-    """`-o github` for a CRD: each error on the line of the field it names (the rule), warnings on the CRD."""
-    from kcel.annotations import crd_field_line, crd_rule_marker, workflow_command
-
-    for error in errors:
-        line = crd_field_line(crd, error.field)
-        text = f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}"
-        print(workflow_command("error", text + _marker(crd, error), crd.file, line, "kcel"))
-        marker = crd_rule_marker(crd, error.field)
-        if marker:  # on the Go source too, where the rule is written
-            file, _, marker_line = marker.rpartition(":")
-            print(workflow_command("error", text, file, int(marker_line), "kcel"))
-    _annotate("", warnings, crd.file, crd.line)
 
 
 def _print_checked(where: str, checked: Any) -> None:
@@ -593,6 +539,7 @@ def _share_text(share: float) -> str:
 
 def _validate(args: argparse.Namespace) -> int:
     """Every object of every file against its CRD; exit 1 if any is invalid or unreadable, 2 on bad paths."""
+    from kcel import annotations
     from kcel.k8s.crds.validate import Catalog, Options, validate_files_in_parallel
     from kcel.k8s.manifests.files import OldObjects, manifest_files
 
@@ -617,8 +564,7 @@ def _validate(args: argparse.Namespace) -> int:
                     _print_report(report, args.verbose)
                 elif args.output == "github":
                     progress.clear()
-                    _annotate(report.message if report.status in ("invalid", "error") else "", report.warnings,
-                              report.file, report.line)  # fmt: skip
+                    annotations.annotate_report(report)
             progress.advance()
     if args.output == "json":
         print(json.dumps([r.as_json() for r in reports], indent=2))

@@ -20,15 +20,22 @@ def test_workflow_commands_escape_their_data_and_properties() -> None:
     assert workflow_command("warning", "plain") == "::warning::plain"
 
 
-def test_validate_annotates_the_invalid_object_at_its_document(
+def test_validate_annotates_each_error_on_the_line_of_its_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     objects = tmp_path / "objects.yaml"
     valid = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: ok}\nspec: {replicas: 1, maxReplicas: 2}\n"
     objects.write_text(valid + "---\n" + (EXAMPLES / "widget.yaml").read_text())
     assert main(["validate", "-o", "github", "--crd", str(EXAMPLES / "widget-crd.yaml"), str(objects)]) == 1
-    (line,) = capsys.readouterr().out.splitlines()
-    assert line.startswith(f'::error file={objects},line=6,title=kcel::Widget.example.com "w1" is invalid: [')
+    lines = objects.read_text().splitlines()
+    spec = next(i for i, text in enumerate(lines, 1) if i > 5 and text == "spec:")
+    image = next(i for i, text in enumerate(lines, 1) if text.strip().endswith(":latest"))
+    assert capsys.readouterr().out.splitlines() == [
+        f'::error file={objects},line={spec},title=kcel::Widget.example.com "w1": spec: Invalid value: replicas must '
+        "not exceed maxReplicas in Safe mode",
+        f'::error file={objects},line={image},title=kcel::Widget.example.com "w1": spec.containers[1].image: Invalid '
+        "value: images must be pinned to a tag other than latest",
+    ]
 
 
 def test_check_annotates_each_error_on_the_line_of_its_rule(capsys: pytest.CaptureFixture[str]) -> None:

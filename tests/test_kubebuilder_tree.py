@@ -98,7 +98,8 @@ def test_a_bad_rule_and_a_bad_sample_are_reported_on_their_files(
     good = tree(tmp_path / "good", (EXAMPLES / "widget-crd.yaml").read_text(), sample)
     assert main(["validate", "-o", "github", "--crd", str(good / "crd/bases"), str(config / "samples")]) == 1
     (annotation,) = capsys.readouterr().out.splitlines()
-    assert annotation.startswith(f"::error file={config}/samples/example_v1_widget.yaml,line=10,title=kcel::")
+    spec_line = next(i for i, text in enumerate(sample.splitlines(), 1) if text == "spec:")  # the field it names
+    assert annotation.startswith(f"::error file={config}/samples/example_v1_widget.yaml,line={spec_line},title=kcel::")
     assert "replicas must not exceed maxReplicas" in annotation
 
 
