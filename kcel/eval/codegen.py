@@ -144,7 +144,7 @@ class CodeGen:
         self.depth = 0  # nesting of gen() calls
         self.uncharged = 0  # > 0 while generating what cel-go evaluates without charging (attribute qualifiers)
         self.captures = 0  # `try` blocks of `capture` around the code being generated
-        self.resolved_attribute: int | None = None  # a `?:` branch cel-go resolves, not evaluates: not charged itself
+        self.resolved_attribute: int | None = None  # the step charging an attribute cel-go resolves (a key, a branch)
         self.loops = 0  # comprehension loops around the code being generated
         self.preamble: list[str] = []  # statements at the start of the function, after reading the variables
         # cel-go's EnableErrorOnBadPresenceTest (cel-spec's conformance environment sets it, Kubernetes does not):
