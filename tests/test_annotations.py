@@ -82,3 +82,13 @@ def test_validate_and_check_write_junit_with_files_and_lines(
     rejected = root.find("./testsuite/testcase/failure/..")
     rule_line = next(i for i, text in enumerate(crd.read_text().splitlines(), 1) if "- rule:" in text)
     assert rejected is not None and (rejected.get("file"), rejected.get("line")) == (str(crd), str(rule_line))
+
+
+def test_kcel_test_junit_gives_each_case_its_line(capsys: pytest.CaptureFixture[str]) -> None:
+    suite = EXAMPLES / "widget.kcel-test.yaml"
+    assert main(["test", "-o", "junit", str(suite)]) == 0
+    cases = ET.fromstring(capsys.readouterr().out).findall("./testsuite/testcase")
+    lines = suite.read_text().splitlines()
+    for case in cases:
+        line = int(case.get("line", "0"))
+        assert line > 0 and case.get("name", "").split(" [")[0] in "\n".join(lines[line - 1 : line + 1])

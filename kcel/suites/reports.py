@@ -131,21 +131,13 @@ def github_annotations(results: Sequence[Result], problems: Sequence[str] = ()) 
     """`-o github`: a workflow command on the case's line for each case that failed, erred or has no expectation,
     and one for each suite problem."""
     from kcel.annotations import workflow_command
-    from kcel.suites.yamltext import line_of
 
     texts: dict[str, str] = {}
     commands = [workflow_command("error", problem, problem.split(": ")[0], title="kcel test") for problem in problems]
     for result in results:
         if result.status not in (FAILED, ERROR, NEW):
             continue
-        where = result.suite.where
-        file = str(where.file)
-        if file not in texts:
-            try:
-                texts[file] = where.file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                texts[file] = ""
-        line = line_of(texts[file], where.document, result.case.path) or 0
+        file, line = str(result.suite.where.file), _case_line(result, texts)
         if result.status == FAILED:
             message = "\n".join(line for m in result.mismatches for line in mismatch_lines(m))
         else:
@@ -155,16 +147,31 @@ def github_annotations(results: Sequence[Result], problems: Sequence[str] = ()) 
     return commands
 
 
+def _case_line(result: Result, texts: dict[str, str]) -> int:
+    """The line where a case starts in its suite file (0 when it cannot be found); `texts` caches the files."""
+    from kcel.suites.yamltext import line_of
+
+    where = result.suite.where
+    file = str(where.file)
+    if file not in texts:
+        try:
+            texts[file] = where.file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            texts[file] = ""
+    return line_of(texts[file], where.document, result.case.path) or 0
+
+
 def junit_xml(results: Sequence[Result], problems: Sequence[str] = ()) -> str:
     """JUnit XML: a <testsuite> per suite document (and one for suites that could not be read)."""
     root = ET.Element("testsuites", name="kcel test")
+    texts: dict[str, str] = {}  # the suite files, read once, to find each case's line
     groups: dict[str, list[Result]] = {}
     for result in results:
         groups.setdefault(_suite_name(result), []).append(result)
     for name, members in groups.items():
         suite = ET.SubElement(root, "testsuite", name=name)
         for result in members:
-            _testcase(suite, result)
+            _testcase(suite, result, texts)
         _counts(suite, members)
     if problems:
         unreadable = ET.SubElement(root, "testsuite", name="unreadable suites", tests=str(len(problems)),
@@ -182,10 +189,11 @@ def _suite_name(result: Result) -> str:
     return str(where.file) + (f" (document {where.document})" if where.document else "")
 
 
-def _testcase(parent: ET.Element, result: Result) -> None:
+def _testcase(parent: ET.Element, result: Result, texts: dict[str, str]) -> None:
     name = result.case.name + (f" [{result.version}]" if result.several else "")
     case = ET.SubElement(parent, "testcase", classname=str(result.suite.where.file), name=name,
-                         file=str(result.suite.where.file), time=f"{result.seconds:.6f}")  # fmt: skip
+                         file=str(result.suite.where.file), line=str(_case_line(result, texts)),
+                         time=f"{result.seconds:.6f}")  # fmt: skip
     if result.status == FAILED:
         first = result.mismatches[0]
         failure = ET.SubElement(case, "failure", message=f"{first.field}: expected {first.expected}", type="mismatch")
