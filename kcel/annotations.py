@@ -232,3 +232,31 @@ def check_junit(checks: list[tuple[Any, Any]], others: Any) -> str:
         file = where.partition(": document ")[0]
         cases.append(TestCase(where, file, 0, "passed" if checked.valid else "failure", "\n".join(checked.errors)))
     return junit_xml("kcel check", cases)
+
+
+def annotate_admission(records: Sequence[dict[str, Any]], problems: Sequence[str]) -> None:
+    """`kcel admit -o github`: a denial (an error) or warnings on the line where the object's document starts."""
+    for problem in problems:
+        print(workflow_command("error", problem, problem.partition(": ")[0], title="kcel admit"))
+    for record in records:
+        file, _, rest = str(record["source"]).partition(": document ")
+        line = document_line(file, int(rest.split(":")[0])) if rest[:1].isdigit() else 0
+        if not record["allowed"]:
+            print(workflow_command("error", record["message"], file, line, "kcel admit"))
+        for warning in record["warnings"]:
+            print(workflow_command("warning", warning, file, line, "kcel admit"))
+
+
+def document_line(file: str, document: int) -> int:
+    """The line where a document of a YAML file starts (1 for the first; 0 when the file cannot be read)."""
+    from kcel.suites.yamltext import split_documents
+
+    try:
+        chunks = split_documents(_text(file))
+    except (OSError, UnicodeDecodeError):
+        return 0
+    if document >= len(chunks):
+        return 0
+    offset, chunk = chunks[document]
+    skipped = len(chunk) - len(chunk.lstrip("\n"))  # blank lines before the document's text
+    return _text(file).count("\n", 0, offset + skipped) + 1

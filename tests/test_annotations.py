@@ -92,3 +92,33 @@ def test_kcel_test_junit_gives_each_case_its_line(capsys: pytest.CaptureFixture[
     for case in cases:
         line = int(case.get("line", "0"))
         assert line > 0 and case.get("name", "").split(" [")[0] in "\n".join(lines[line - 1 : line + 1])
+
+
+POLICY = """apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas.example.com}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  validations:
+  - expression: object.spec.replicas <= 5
+    message: at most 5 replicas
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replicas.example.com}
+spec: {policyName: replicas.example.com, validationActions: [Deny]}
+"""
+
+
+def test_admit_annotates_a_denied_object_at_its_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    policy, objects = tmp_path / "policy.yaml", tmp_path / "deployments.yaml"
+    policy.write_text(POLICY)
+    deployment = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {}, namespace: default}}\nspec: {{replicas: {}}}\n"
+    )
+    objects.write_text(deployment.format("small", 1) + "---\n\n" + deployment.format("big", 10))
+    assert main(["admit", "-o", "github", "--policy", str(policy), str(objects)]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"::error file={objects},line=7,title=kcel admit::ValidatingAdmissionPolicy")
+    assert line.endswith("denied request: at most 5 replicas")

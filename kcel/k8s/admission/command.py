@@ -46,7 +46,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_request_options(parser)
     add_version_option(parser)
     parser.add_argument("--verbose", "-v", action="store_true", help="show each policy, binding and param's outcome")
-    parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--output",
+        "-o",
+        choices=("text", "json", "github"),
+        default="text",
+        help="github: workflow commands on each denied object's document, for GitHub Actions",
+    )
 
 
 def add_request_options(parser: argparse.ArgumentParser) -> None:
@@ -92,6 +98,10 @@ def _run(args: argparse.Namespace) -> int:
     problems = [*policies.problems, *problems]
     if args.output == "json":
         print(json.dumps({"problems": problems, "results": records}, indent=2))
+    elif args.output == "github":
+        from kcel.annotations import annotate_admission
+
+        annotate_admission(records, problems)
     else:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
