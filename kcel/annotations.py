@@ -42,7 +42,7 @@ def crd_field_line(crd: Any, path: fe.Path) -> int:
     """The line of a field of a CRD (kcel.k8s.crds.crd.CRD) in its file, for an error the API server reports at
     `path`; the CRD's first line when the field cannot be found. An error under `spec.validation` is where the
     versions' one schema is (the API server moves a schema all versions share there)."""
-    from kcel.suites.yamltext import line_of
+    from kcel.k8s.manifests.yamltext import line_of
 
     elements = path.elements
     if elements[:2] == (("spec", ""), ("validation", "")) and crd.api_version.endswith("/v1") and crd.versions:
@@ -62,7 +62,7 @@ def _text(file: str) -> str:
 def object_field_line(file: str, document: int, item: int | None, field: str, fallback: int) -> int:
     """The line of a field an API error names (`spec.containers[1].image`) in an object's file (inside a List,
     under `items[item]`); `fallback` (the document's line) when it cannot be found."""
-    from kcel.suites.yamltext import line_of
+    from kcel.k8s.manifests.yamltext import line_of
 
     elements: list[tuple[str, str]] = [("items", ""), ("", str(item))] if item is not None else []
     for part in re.findall(r"[^.\[\]]+|\[[^\]]*\]", field):
@@ -78,7 +78,7 @@ def crd_rule_marker(crd: Any, path: fe.Path) -> str:
     """`file.go:line` of the `+kubebuilder:validation:XValidation` marker that holds the rule an error names, when
     controller-gen made the CRD from Go types of the same project (the nearest folder above it with a go.mod);
     empty otherwise."""
-    from kcel.suites.yamltext import compose_document, find, value_of
+    from kcel.k8s.manifests.yamltext import compose_document, find, value_of
 
     elements = path.elements
     if not elements or elements[-1] not in (("rule", ""), ("messageExpression", "")):
@@ -249,7 +249,7 @@ def annotate_admission(records: Sequence[dict[str, Any]], problems: Sequence[str
 
 def document_line(file: str, document: int) -> int:
     """The line where a document of a YAML file starts (1 for the first; 0 when the file cannot be read)."""
-    from kcel.suites.yamltext import split_documents
+    from kcel.k8s.manifests.yamltext import split_documents
 
     try:
         chunks = split_documents(_text(file))

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel", "kcel.env", "kcel.k8s.environment"),  # Env(k8s_version=...) picks libraries by Kubernetes version
     ("kcel.k8s", "kcel.k8s.field"),
     ("kcel.k8s.schemas",),
-    ("kcel.k8s.manifests",),
+    ("kcel.k8s.manifests", "kcel.annotations"),  # manifests and their text; findings on their files and lines
     ("kcel.k8s.authorization",),
     ("kcel.k8s.rules",),
     ("kcel.k8s.customresources",),
@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.k8s.patch",),  # JSON Patch and structured merge, typed by built-in, CRD or given schemas
     ("kcel.k8s.admission",),
     ("kcel.k8s.surfaces",),  # webhook matchConditions, DRA selectors, authentication and authorization config
-    ("kcel.suites", "kcel.annotations"),  # suites, and findings as CI annotations (they find lines the same way)
+    ("kcel.suites",),
     ("kcel.repl",),
     ("kcel.webhook",),
     ("kcel.cli", "kcel.completion"),

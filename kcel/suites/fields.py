@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kcel.k8s import field as fe
-from kcel.suites.yamltext import line_of
+from kcel.k8s.manifests.yamltext import line_of
 
 
 class SuiteError(ValueError):

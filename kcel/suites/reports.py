@@ -149,7 +149,7 @@ def github_annotations(results: Sequence[Result], problems: Sequence[str] = ()) 
 
 def _case_line(result: Result, texts: dict[str, str]) -> int:
     """The line where a case starts in its suite file (0 when it cannot be found); `texts` caches the files."""
-    from kcel.suites.yamltext import line_of
+    from kcel.k8s.manifests.yamltext import line_of
 
     where = result.suite.where
     file = str(where.file)

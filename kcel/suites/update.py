@@ -18,9 +18,9 @@ from typing import Any, TextIO
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from kcel.k8s.manifests.yamltext import compose_document, end_of, key_of, value_of
 from kcel.suites.loading import load_file
 from kcel.suites.runner import ERROR, FAILED, NEW, SKIPPED, Result
-from kcel.suites.yamltext import compose_document, end_of, key_of, value_of
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Where things are in a suite file's text: its documents' offsets and the node at a field path (for line numbers
-in messages and for `--update`, which splices new text in without disturbing the rest)."""
+"""Where things are in a YAML file's text: its documents' offsets and the node at a field path (for line numbers in
+messages and CI annotations, and for `kcel test --update`, which splices new text in without disturbing the rest)."""
 
 from __future__ import annotations
 
