@@ -19,11 +19,13 @@ from typing import Any
 from kcel.k8s import field as fe
 
 
-def workflow_command(level: str, message: str, file: str = "", line: int = 0, title: str = "") -> str:
+def workflow_command(level: str, message: str, file: str = "", line: int = 0, title: str = "", column: int = 0) -> str:
     """One `::error ...::` (or `::warning`, `::notice`) line."""
     properties = [f"file={_property(file)}"] if file else []
     if file and line > 0:
         properties.append(f"line={line}")
+        if column > 0:
+            properties.append(f"col={column}")
     if title:
         properties.append(f"title={_property(title)}")
     joined = " " + ",".join(properties) if properties else ""
@@ -78,20 +80,10 @@ def crd_rule_marker(crd: Any, path: fe.Path) -> str:
     """`file.go:line` of the `+kubebuilder:validation:XValidation` marker that holds the rule an error names, when
     controller-gen made the CRD from Go types of the same project (the nearest folder above it with a go.mod);
     empty otherwise."""
-    from kcel.k8s.manifests.yamltext import compose_document, find, value_of
-
-    elements = path.elements
-    if not elements or elements[-1] not in (("rule", ""), ("messageExpression", "")):
+    found = _expression_node(crd, path)
+    if found is None:
         return ""
-    if elements[:2] == (("spec", ""), ("validation", "")) and crd.api_version.endswith("/v1") and crd.versions:
-        elements = (("spec", ""), ("versions", ""), ("", "0"), ("schema", ""), *elements[2:])
-    try:
-        _, _, root = compose_document(_text(crd.file), crd.document)
-    except (OSError, UnicodeDecodeError, ValueError):
-        return ""
-    node = value_of(find(root, fe.Path(elements[:-1])), elements[-1][0])
-    if node is None or not isinstance(node.value, str):
-        return ""
+    node = found[1]
     project = next((d for d in Path(crd.file).resolve().parents if (d / "go.mod").is_file()), None)
     if project is None:
         return ""
@@ -99,6 +91,48 @@ def crd_rule_marker(crd: Any, path: fe.Path) -> str:
         if rule == node.value:
             return f"{file}:{line}"
     return ""
+
+
+def _expression_node(crd: Any, path: fe.Path) -> tuple[int, Any] | None:
+    """The document's offset in the file and the YAML scalar of the rule (or messageExpression) an error names."""
+    from kcel.k8s.manifests.yamltext import compose_document, find, value_of
+
+    elements = path.elements
+    if not elements or elements[-1] not in (("rule", ""), ("messageExpression", "")):
+        return None
+    if elements[:2] == (("spec", ""), ("validation", "")) and crd.api_version.endswith("/v1") and crd.versions:
+        elements = (("spec", ""), ("versions", ""), ("", "0"), ("schema", ""), *elements[2:])
+    try:
+        offset, _, root = compose_document(_text(crd.file), crd.document)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    node = value_of(find(root, fe.Path(elements[:-1])), elements[-1][0])
+    return (offset, node) if node is not None and isinstance(node.value, str) else None
+
+
+_POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+):")
+
+
+def expression_position(crd: Any, path: fe.Path, message: str) -> tuple[int, int] | None:
+    """The file's line and column of the first compile error in a rule's message (`ERROR: <input>:1:18: ...`),
+    when the rule's YAML text maps one to one onto the expression: a plain or quoted scalar without escapes on one
+    line, or a literal block (`|`). None otherwise (folded blocks, escapes)."""
+    at = _POSITION.search(message)
+    found = _expression_node(crd, path)
+    if at is None or found is None:
+        return None
+    offset, node = found
+    line, column = int(at.group(1)), int(at.group(2))
+    text = _text(crd.file)
+    first_line = text.count("\n", 0, offset) + node.start_mark.line + 1  # where the scalar starts, 1-based
+    raw = text[offset + node.start_mark.index : offset + node.end_mark.index]
+    if node.style in (None, "'", '"') and "\n" not in raw.strip() and "\\" not in raw and "''" not in raw:
+        return (first_line, node.start_mark.column + (1 if node.style else 0) + column) if line == 1 else None
+    if node.style == "|":
+        content = raw.split("\n")[1:]  # after the `|` indicator line
+        indents = [len(t) - len(t.lstrip(" ")) for t in content if t.strip()]
+        return (first_line + line, min(indents) + column) if indents else None
+    return None
 
 
 @cache
@@ -199,7 +233,9 @@ def annotate_crd(crd: Any, errors: Any, warnings: Any) -> None:
     for error in errors:
         line = crd_field_line(crd, error.field)
         text = f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}"
-        print(workflow_command("error", text + marker_note(crd, error), crd.file, line, "kcel"))
+        position = expression_position(crd, error.field, error.cause()["message"])
+        line, column = position if position is not None else (line, 0)
+        print(workflow_command("error", text + marker_note(crd, error), crd.file, line, "kcel", column))
         place = crd_rule_marker(crd, error.field)
         if place:  # on the Go source too, where the rule is written
             file, _, marker_line = place.rpartition(":")
@@ -210,9 +246,13 @@ def annotate_crd(crd: Any, errors: Any, warnings: Any) -> None:
 def error_places(crd: Any, errors: Any) -> list[str]:
     """Where in its file each error of a rejected CRD is (`file:line: field`, and the Go marker that made the rule),
     shown after the API server's message."""
-    return list(
-        dict.fromkeys(f"{crd.file}:{crd_field_line(crd, e.field)}: {e.field}{marker_note(crd, e)}" for e in errors)
-    )
+    return list(dict.fromkeys(f"{crd.file}:{_place(crd, e)}: {e.field}{marker_note(crd, e)}" for e in errors))
+
+
+def _place(crd: Any, error: Any) -> str:
+    """`line:column` of a compile error inside its expression, else the field's `line`."""
+    position = expression_position(crd, error.field, error.cause()["message"])
+    return f"{position[0]}:{position[1]}" if position is not None else str(crd_field_line(crd, error.field))
 
 
 def marker_note(crd: Any, error: Any) -> str:

@@ -122,3 +122,31 @@ def test_admit_annotates_a_denied_object_at_its_document(tmp_path: Path, capsys:
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith(f"::error file={objects},line=7,title=kcel admit::ValidatingAdmissionPolicy")
     assert line.endswith("denied request: at most 5 replicas")
+
+
+BLOCK = "|\n" + " " * 20 + "self.replicas > 0 &&\n" + " " * 20 + "self.replicas <=\n" + " " * 18 + "message: m"
+
+
+@pytest.mark.parametrize(
+    ("rule", "line", "column"),
+    [
+        ('"self.replicas <= "', 0, 1 + 18),  # quoted: after the quote
+        ("self.replicas <=", 0, 17),  # plain
+        (BLOCK, 3, 21),  # a literal block: <input>:3:1, the end after its last line (it also needs a message)
+    ],
+)  # fmt: skip
+def test_a_compile_error_points_at_its_column_in_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rule: str, line: int, column: int
+) -> None:
+    """The expression's `<input>:L:C` mapped into the file; a block's lines are counted from the `|`."""
+    crd = tmp_path / "crd.yaml"
+    crd.write_text((EXAMPLES / "widget-crd.yaml").read_text().replace('"self.replicas <= self.maxReplicas"', rule))
+    lines = crd.read_text().splitlines()
+    rule_line = next(i for i, t in enumerate(lines, 1) if "- rule:" in t and ("replicas" in t or t.endswith("|")))
+    start = lines[rule_line - 1].index("rule: ") + len("rule: ")  # 0-based: where the scalar starts
+    expected = f"{rule_line + line}:{column if line else start + column}"
+    assert main(["check", "-o", "github", str(crd)]) == 1
+    (annotation,) = capsys.readouterr().out.splitlines()
+    assert annotation.startswith(f"::error file={crd},line={expected.replace(':', ',col=')},title=kcel::")
+    assert main(["check", str(crd)]) == 1
+    assert f"  at {crd}:{expected}: spec." in capsys.readouterr().out

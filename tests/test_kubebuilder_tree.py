@@ -85,14 +85,17 @@ def test_a_bad_rule_and_a_bad_sample_are_reported_on_their_files(
     monkeypatch.chdir(tmp_path)
     assert main(["check", "config"]) == 1
     bases = "config/crd/bases/example.com_widgets.yaml"
-    rule_line = next(i for i, text in enumerate(Path(bases).read_text().splitlines(), 1) if "self.replicas <= " in text)
+    rule_line, text = next((i, t) for i, t in enumerate(Path(bases).read_text().splitlines(), 1) if "replicas <= " in t)
+    column = text.index('"') + 1 + len("self.replicas <= ") + 1  # the error is at the end of the expression
     assert (
-        f"  at {bases}:{rule_line}: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
-        " (the marker at api/v1/widget_types.go:5)"
+        f"  at {bases}:{rule_line}:{column}: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations"
+        "[0].rule (the marker at api/v1/widget_types.go:5)"
     ) in capsys.readouterr().out.splitlines()
     assert main(["check", "-o", "github", "config"]) == 1
     on_yaml, on_go = capsys.readouterr().out.splitlines()
-    assert on_yaml.startswith(f"::error file={bases},line={rule_line},title=kcel::widgets.example.com: spec.")
+    assert on_yaml.startswith(
+        f"::error file={bases},line={rule_line},col={column},title=kcel::widgets.example.com: spec."
+    )
     assert "Syntax error" in on_yaml and on_yaml.endswith("(the marker at api/v1/widget_types.go:5)")
     assert on_go.startswith("::error file=api/v1/widget_types.go,line=5,title=kcel::widgets.example.com: spec.")
     config = tmp_path / "config"
