@@ -6,10 +6,8 @@ import math
 from collections.abc import Callable, Mapping, Sized
 from typing import Any
 
-from kcel.errors import EvaluationStopped
 from kcel.eval import runtime
 from kcel.eval.dispatch import Meter
-from kcel.eval.runtime import CEL_ERRORS
 from kcel.eval.sizes import actual_size
 from kcel.values import Optional
 
@@ -114,30 +112,17 @@ def optional_qualifier(meter: Meter, qualify: Callable[..., Optional], *args: An
 
 
 def force_read(meter: Meter, cell: runtime.Lazy) -> Any:
-    """A lazy local's read (a bind, a block slot): cel-go observes it once its value is known, an error included, but
-    not after a panic."""
-    try:
-        value = runtime.force(cell)
-    except EvaluationStopped:
-        raise
-    except CEL_ERRORS:
-        meter.add(1)
-        raise
-    meter.add(1)
-    return value
+    """A lazy local's read (a bind, a block slot): cel-go observes it once its value is known, an error included."""
+    return runtime.charge(meter, _one, runtime.force, (cell,))
+
+
+def _one(args: tuple[Any, ...], result: Any) -> int:
+    return 1
 
 
 def in_container(meter: Meter, item: Any, container: Any) -> bool:
     """Charged whatever the test gives, unless it panics in cel-go (a bytes item in a map), ending the evaluation."""
-    try:
-        found = runtime.in_container(item, container)
-    except EvaluationStopped:
-        raise
-    except CEL_ERRORS:
-        meter.add(in_cost(item, container))
-        raise
-    meter.add(in_cost(item, container))
-    return found
+    return runtime.charge(meter, OPERATOR_COSTS["@in"], runtime.in_container, (item, container))  # type: ignore[no-any-return]
 
 
 OPERATOR_COSTS: dict[str, Callable[[tuple[Any, ...], Any], int]] = {

@@ -714,9 +714,12 @@ def no_such_overload(function: str, args: Sequence[Any]) -> EvalError:
 
 def charge(meter: Any, cost: Any, impl: Any, args: tuple[Any, ...]) -> Any:
     """Metered code: call a statically chosen overload and add its cost (which depends on its arguments and
-    result); a call that fails is charged too, with the error as its result, as cel-go's tracker does."""
+    result); a call that fails is charged too, with the error as its result, as cel-go's tracker does, unless the
+    failure ends the evaluation (a panic, the cost limit), after which nothing is charged."""
     try:
         result = impl(*args)
+    except EvaluationStopped:
+        raise
     except CEL_ERRORS as err:
         meter.add(cost(args, err))
         raise
