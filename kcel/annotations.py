@@ -42,18 +42,28 @@ def _property(text: str) -> str:
 
 def crd_field_line(crd: Any, path: fe.Path) -> int:
     """The line of a field of a CRD (kcel.k8s.crds.crd.CRD) in its file, for an error the API server reports at
-    `path`; the CRD's first line when the field cannot be found. An error under `spec.validation` is where the
-    versions' one schema is (the API server moves a schema all versions share there)."""
-    from kcel.k8s.manifests.yamltext import line_of
+    `path`; the CRD's first line when the field cannot be found."""
+    return _field_line(crd.file, crd.document, _crd_elements(crd, path)) or crd.line
 
+
+def _crd_elements(crd: Any, path: fe.Path) -> tuple[tuple[str, str], ...]:
+    """Where an error's field is in the CRD's YAML: one under `spec.validation` is in the versions' one schema (the
+    API server moves a schema all versions share there)."""
     elements = path.elements
     if elements[:2] == (("spec", ""), ("validation", "")) and crd.api_version.endswith("/v1") and crd.versions:
-        elements = (("spec", ""), ("versions", ""), ("", "0"), ("schema", ""), *elements[2:])
-    try:
-        found = line_of(_text(crd.file), crd.document, fe.Path(elements))
-    except (OSError, UnicodeDecodeError):
-        found = None
-    return found or crd.line
+        return (("spec", ""), ("versions", ""), ("", "0"), ("schema", ""), *elements[2:])
+    return elements
+
+
+def _field_line(file: str, document: int, elements: tuple[tuple[str, str], ...]) -> int | None:
+    """The 1-based line of a field of a document (kcel.k8s.manifests.yamltext.line_of, on the cached tree)."""
+    from kcel.k8s.manifests.yamltext import find
+
+    composed = _composed(file, document)
+    if composed is None:
+        return None
+    node = find(composed[1], fe.Path(elements))
+    return _text(file).count("\n", 0, composed[0]) + node.start_mark.line + 1 if node is not None else None
 
 
 @cache
@@ -61,19 +71,25 @@ def _text(file: str) -> str:
     return Path(file).read_text(encoding="utf-8")
 
 
+@cache
+def _composed(file: str, document: int) -> tuple[int, Any] | None:
+    """A document's offset in its file and its YAML node tree, composed once for every error found in it."""
+    from kcel.k8s.manifests.yamltext import compose_document
+
+    try:
+        offset, _, root = compose_document(_text(file), document)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return offset, root
+
+
 def object_field_line(file: str, document: int, item: int | None, field: str, fallback: int) -> int:
     """The line of a field an API error names (`spec.containers[1].image`) in an object's file (inside a List,
     under `items[item]`); `fallback` (the document's line) when it cannot be found."""
-    from kcel.k8s.manifests.yamltext import line_of
-
     elements: list[tuple[str, str]] = [("items", ""), ("", str(item))] if item is not None else []
     for part in re.findall(r"[^.\[\]]+|\[[^\]]*\]", field):
         elements.append(("", part[1:-1]) if part.startswith("[") else (part, ""))
-    try:
-        found = line_of(_text(file), document, fe.Path(tuple(elements)))
-    except (OSError, UnicodeDecodeError):
-        found = None
-    return found or fallback
+    return _field_line(file, document, tuple(elements)) or fallback
 
 
 def crd_rule_marker(crd: Any, path: fe.Path) -> str:
@@ -95,19 +111,16 @@ def crd_rule_marker(crd: Any, path: fe.Path) -> str:
 
 def _expression_node(crd: Any, path: fe.Path) -> tuple[int, Any] | None:
     """The document's offset in the file and the YAML scalar of the rule (or messageExpression) an error names."""
-    from kcel.k8s.manifests.yamltext import compose_document, find, value_of
+    from kcel.k8s.manifests.yamltext import find, value_of
 
-    elements = path.elements
+    elements = _crd_elements(crd, path)
     if not elements or elements[-1] not in (("rule", ""), ("messageExpression", "")):
         return None
-    if elements[:2] == (("spec", ""), ("validation", "")) and crd.api_version.endswith("/v1") and crd.versions:
-        elements = (("spec", ""), ("versions", ""), ("", "0"), ("schema", ""), *elements[2:])
-    try:
-        offset, _, root = compose_document(_text(crd.file), crd.document)
-    except (OSError, UnicodeDecodeError, ValueError):
+    composed = _composed(crd.file, crd.document)
+    if composed is None:
         return None
-    node = value_of(find(root, fe.Path(elements[:-1])), elements[-1][0])
-    return (offset, node) if node is not None and isinstance(node.value, str) else None
+    node = value_of(find(composed[1], fe.Path(elements[:-1])), elements[-1][0])
+    return (composed[0], node) if node is not None and isinstance(node.value, str) else None
 
 
 _POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+):")
@@ -229,14 +242,13 @@ def annotate_report(report: Any) -> None:
 
 
 def annotate_crd(crd: Any, errors: Any, warnings: Any) -> None:
-    """`-o github` for a CRD: each error on the line of the field it names (the rule), warnings on the CRD."""
+    """`-o github` for a CRD: each error on the line (and column) of the field it names, and on the Go marker's
+    line when the rule came from one; warnings on the CRD."""
     for error in errors:
-        line = crd_field_line(crd, error.field)
         text = f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}"
-        position = expression_position(crd, error.field, error.cause()["message"])
-        line, column = position if position is not None else (line, 0)
-        print(workflow_command("error", text + marker_note(crd, error), crd.file, line, "kcel", column))
+        line, column = _line_and_column(crd, error)
         place = crd_rule_marker(crd, error.field)
+        print(workflow_command("error", text + _marker_note(place), crd.file, line, "kcel", column))
         if place:  # on the Go source too, where the rule is written
             file, _, marker_line = place.rpartition(":")
             print(workflow_command("error", text, file, int(marker_line), "kcel"))
@@ -244,20 +256,23 @@ def annotate_crd(crd: Any, errors: Any, warnings: Any) -> None:
 
 
 def error_places(crd: Any, errors: Any) -> list[str]:
-    """Where in its file each error of a rejected CRD is (`file:line: field`, and the Go marker that made the rule),
-    shown after the API server's message."""
-    return list(dict.fromkeys(f"{crd.file}:{_place(crd, e)}: {e.field}{marker_note(crd, e)}" for e in errors))
+    """Where in its file each error of a rejected CRD is (`file:line[:column]: field`, and the Go marker that made
+    the rule), shown after the API server's message."""
+    places = []
+    for error in errors:
+        line, column = _line_and_column(crd, error)
+        at = f"{line}:{column}" if column else str(line)
+        places.append(f"{crd.file}:{at}: {error.field}{_marker_note(crd_rule_marker(crd, error.field))}")
+    return list(dict.fromkeys(places))
 
 
-def _place(crd: Any, error: Any) -> str:
-    """`line:column` of a compile error inside its expression, else the field's `line`."""
+def _line_and_column(crd: Any, error: Any) -> tuple[int, int]:
+    """Where a compile error is inside its expression, else the line of the field the error names (column 0)."""
     position = expression_position(crd, error.field, error.cause()["message"])
-    return f"{position[0]}:{position[1]}" if position is not None else str(crd_field_line(crd, error.field))
+    return position if position is not None else (crd_field_line(crd, error.field), 0)
 
 
-def marker_note(crd: Any, error: Any) -> str:
-    """` (the marker at file.go:line)` when the rule came from a kubebuilder marker."""
-    place = crd_rule_marker(crd, error.field)
+def _marker_note(place: str) -> str:
     return f" (the marker at {place})" if place else ""
 
 
