@@ -70,8 +70,8 @@ _PYTHON_EQUALITY = frozenset({"bool", "int", "uint", "double", "string", "bytes"
 _MAX_NESTED_CAPTURES = 8
 _SIZED_OPERATORS = frozenset({"_+_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
 _SIZED_OVERLOADS = frozenset(
-    [(o,) for o in ("equals", "not_equals", "in_list", "in_map", "add_string", "add_bytes", "add_list")]
-    + [(f"{op}_{t}",) for op in ("less", "less_equals", "greater", "greater_equals") for t in ("string", "bytes")]
+    ["equals", "not_equals", "in_list", "in_map", "add_string", "add_bytes", "add_list"]
+    + [f"{op}_{t}" for op in ("less", "less_equals", "greater", "greater_equals") for t in ("string", "bytes")]
 )  # cel-go's runtime cost of these depends on the operands (interpreter/runtimecost.go costCall)
 _SET_ELEMENTS = frozenset({bool, int, Uint, float, str})  # cel-go's primitive types a membership set takes
 
@@ -560,7 +560,11 @@ class CodeGen:
         # Priced by the operands' sizes when the checker pinned a sized overload (or did not check); else cel-go's
         # tracker charges 1: an overload of fixed cost (`greater_equals_bool`), or none (`dyn(s) < dyn(s)`).
         chosen = self.chosen.get(node.id, ())
-        sized = self.metered and fn in _SIZED_OPERATORS and (not chosen or chosen in _SIZED_OVERLOADS)
+        sized = (
+            self.metered
+            and fn in _SIZED_OPERATORS
+            and (not chosen or (len(chosen) == 1 and chosen[0] in _SIZED_OVERLOADS))
+        )
         if template is None and sized:
             left, right = control_flow.costed_operands(self, node.args, _metered_module().OPERATOR_COSTS[fn])
         elif fn not in ("_[_]", "_[?_]"):
