@@ -325,7 +325,7 @@ class _Checker:
         function, args = names.resolve_function(
             node, self.env.container, self.env.overloads, self.is_local, self.env.variables.__contains__
         )
-        arg_types = [self.resolved(self.visit(a)) for a in args]
+        arg_types = [self.visit(a) for a in args]  # unresolved, as cel-go: a later call may widen a bound parameter
         overloads = self.env.overloads(function)
         if fn == "_[_]" and self.env.overloads("optional.none"):
             overloads = [*overloads, *_OPTIONAL_INDEX]
@@ -397,7 +397,7 @@ class _Checker:
         """`&&`/`||` (cel-go resolveOverload's special case): each operand must be a bool, else a type
         mismatch at that operand (not "no matching overload")."""
         mismatched = [
-            self.error(arg, errors.type_mismatch(BOOL, t))
+            self.error(arg, errors.type_mismatch(BOOL, self.resolved(t)))
             for arg, t in zip(args, arg_types, strict=True)
             if not is_assignable(BOOL, t, self.subst)
         ]

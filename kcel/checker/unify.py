@@ -96,9 +96,13 @@ def _substitution(other: CelType, param: CelType, subst: Substitution) -> tuple[
 
 
 def _occurs(param: CelType, t: CelType, subst: Substitution) -> bool:
-    t = subst.resolve(t)
+    """Whether `param` is `t` or in it, following bindings one step at a time (cel-go notReferencedIn): a chain
+    through `param` itself counts, so no binding makes a cycle."""
     if t.kind == "param":
-        return t.name == param.name
+        if t.name == param.name:
+            return True
+        bound = subst.bound.get(t.name)
+        return bound is not None and bound != t and _occurs(param, bound, subst)
     return any(_occurs(param, p, subst) for p in t.params)
 
 

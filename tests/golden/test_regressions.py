@@ -465,6 +465,25 @@ def test_a_literal_element_of_free_type_widens_with_the_elements_after_it() -> N
         env.compile("[optional.none().value()[3], ls, dyn(ls)]")
 
 
+@pytest.mark.parametrize(("expr", "position"), [
+    ("{[][0]: 1, 0u: 2}[dyn(x)]", "1:12"), ("dyn(x) in {[][0]: 1, 0u: 2}", "1:22"),
+    ("{?{}[dyn(lf[dyn(1u)])]: optional.none(), 0u: ls}[dyn(x)]", "1:42"),
+])  # fmt: skip
+def test_a_later_call_widens_a_literal_key_of_free_type(expr: str, position: str) -> None:
+    """cel-go resolves a call with its arguments' types unresolved: a map key bound by the next key (`uint`) widens
+    to `dyn` with a `dyn` index, and the homogeneous literal check finds the next key differing from it."""
+    env = kcel.Env(variables={"x": "int", "lf": "list(double)", "ls": "list(string)"}, k8s_version="1.37")
+    with pytest.raises(kcel.CompileError, match=f"{position}: expected type 'dyn' but found '(uint|int)'"):
+        env.compile(expr)
+    assert str(kcel.Env(variables={"x": "int"}).compile("{[][0]: 1, 0u: 2}[dyn(x)]").output_type) == "int"
+
+
+def test_type_parameters_bound_in_a_chain_make_no_cycle() -> None:
+    """A parameter is not bound to one whose binding leads back to it (cel-go notReferencedIn, one step at a
+    time): this once recursed without end."""
+    assert str(kcel.Env().compile("[].filter(v2, true).filter(v1, v1)").output_type) == "list(bool)"
+
+
 def test_membership_in_an_empty_constant_list_is_a_constant() -> None:
     """Folded to `false` when planning, so `[x in []]` is a constant list too, and x is never read."""
     program = kcel.Env(variables={"f": "double"}, k8s_version="1.37").compile("[1, 2].map(v, (dyn(f) in []))")
