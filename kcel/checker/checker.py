@@ -470,7 +470,7 @@ class _Checker:
     def create_list(self, node: CreateList) -> CelType:
         element: CelType | None = None
         for i, item in enumerate(node.elements):
-            t = self.resolved(self.visit(item))
+            t = self.visit(item)  # unresolved, as cel-go's checkCreateList
             if i in node.optional_indices:
                 t = self.unwrap_optional(item, t)
             element = self.join(item, element, t)
@@ -487,8 +487,8 @@ class _Checker:
         key_type: CelType | None = None
         value_type: CelType | None = None
         for entry in node.entries:
-            key_type = self.join(entry.key, key_type, self.resolved(self.visit(entry.key)))
-            value = self.resolved(self.visit(entry.value))
+            key_type = self.join(entry.key, key_type, self.visit(entry.key))  # unresolved, as cel-go's checkCreateMap
+            value = self.visit(entry.value)
             if entry.optional:
                 value = self.unwrap_optional(entry.value, value)
             value_type = self.join(entry.value, value_type, value)

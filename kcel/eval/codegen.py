@@ -73,6 +73,7 @@ _SIZED_OVERLOADS = frozenset(
     ["equals", "not_equals", "in_list", "in_map", "add_string", "add_bytes", "add_list"]
     + [f"{op}_{t}" for op in ("less", "less_equals", "greater", "greater_equals") for t in ("string", "bytes")]
 )  # cel-go's runtime cost of these depends on the operands (interpreter/runtimecost.go costCall)
+_TEXT_OVERLOADS = frozenset(o for o in _SIZED_OVERLOADS if o.endswith(("_string", "_bytes")))  # priced by sizes
 _SET_ELEMENTS = frozenset({bool, int, Uint, float, str})  # cel-go's primitive types a membership set takes
 
 
@@ -353,8 +354,10 @@ class CodeGen:
             return resolved
         access = self.schema_field(node.operand, node.field)
         if node.test_only:
-            # A `?:` branch is resolved rather than evaluated: the test itself is then neither charged nor refunded.
-            presence = 0 if node.id == self.resolved_attribute else self.decls.presence_test_cost
+            # Resolved rather than evaluated (a `?:` branch, a key), the test is neither charged nor refunded; but the
+            # branches of a `?:` operand are resolved uncharged, and its qualifier `.f` is charged here.
+            resolved = node.id == self.resolved_attribute
+            presence = int(control_flow.is_conditional(node.operand)) if resolved else self.decls.presence_test_cost
             operand = control_flow.presence_test_operand(self, node, presence)
             if access is not None:
                 test = self.bind(access.test, "_has")
@@ -513,7 +516,7 @@ class CodeGen:
             return self.optional_qualifier(
                 "_optional_select", f"{operand}, {self.const(_field_of(node))}{self.presence}"
             )
-        if fn == "@in" and self.optimize:
+        if self.optimize and folding.set_membership(self, node):
             folded, elements = self.constant(node.args[1])
             if folded and isinstance(elements, tuple) and all(e.__class__ in _SET_ELEMENTS for e in elements):
                 return self.in_constant_set(node, elements)
@@ -565,8 +568,9 @@ class CodeGen:
             and fn in _SIZED_OPERATORS
             and (not chosen or (len(chosen) == 1 and chosen[0] in _SIZED_OVERLOADS))
         )
+        helper = _BINARY_HELPERS[fn] + ("_text" if sized and chosen and chosen[0] in _TEXT_OVERLOADS else "")
         if template is None and sized:
-            left, right = control_flow.costed_operands(self, node.args, _metered_module().OPERATOR_COSTS[fn])
+            left, right = control_flow.costed_operands(self, node.args, _metered_module().OPERATOR_COSTS[helper])
         elif fn not in ("_[_]", "_[?_]"):
             left, right = self.operands(node.args)
         elif self.exact_failures and not isinstance(key, Const):
@@ -576,7 +580,6 @@ class CodeGen:
             (right,) = self.gen_args([key])
         else:
             left, right = self.gen_args(node.args, free=key if qualifier else None)
-        helper = _BINARY_HELPERS[fn]
         if template is not None:
             self.cost(1)
             return template.format(left, right)

@@ -145,7 +145,7 @@ def presence_test_operand(cg: Planner, node: Select, presence: int) -> str:
     the test that never ran."""
     attribute = cg.plans_as_attribute(node.operand)
     operand = node.operand
-    if cg.exact_failures and not cg.deep() and not isinstance(operand, Ident) and not _is_conditional(operand):
+    if cg.exact_failures and not cg.deep() and not isinstance(operand, Ident) and not is_conditional(operand):
         text = charged_on_failure(cg, operand, presence - attribute)
     else:
         text = cg.gen(operand)
@@ -153,7 +153,7 @@ def presence_test_operand(cg: Planner, node: Select, presence: int) -> str:
     return text
 
 
-def _is_conditional(node: Expr) -> bool:
+def is_conditional(node: Expr) -> bool:
     return isinstance(node, Call) and node.function == "_?_:_"
 
 
@@ -244,7 +244,7 @@ def _branch(cg: Planner, node: Expr, tolerant: bool) -> str:
     """A branch of `?:`; cel-go resolves an attribute branch (`m`, `m.a`, `[2][3]`) without evaluating it, so the
     attribute itself is not charged, only its qualifiers."""
     presence_test = isinstance(node, Select) and node.test_only  # an attribute too (cel-go's evalTestOnly)
-    if presence_test or (cg.plans_as_attribute(node) and not _is_conditional(node)):
+    if presence_test or (cg.plans_as_attribute(node) and not is_conditional(node)):
         text = cg.resolved(node, tolerant)
     else:
         text = cg.gen(node, tolerant)

@@ -27,8 +27,8 @@ def constant(cg: Any, node: Expr) -> tuple[bool, Any]:
     if isinstance(node, Const):
         return True, node.value
     if isinstance(node, CreateList) and not node.optional_indices:
-        values = [constant(cg, e) for e in node.elements]
-        return (True, tuple(v for _, v in values)) if all(ok for ok, _ in values) else (False, None)
+        values = _constants(cg, node.elements)
+        return (True, tuple(values)) if values is not None else (False, None)
     decls = cg.decls
     if isinstance(node, Ident) and cg.lookup(node.name) is None:  # a type name is a constant (`type(int)`)
         if not any(decls.is_variable(c) or c in decls.constants for c in cg.candidates(node.name)):
@@ -39,16 +39,14 @@ def constant(cg: Any, node: Expr) -> tuple[bool, Any]:
     if isinstance(node, CreateMap) and not node.entries:
         return True, {}
     if isinstance(node, CreateMap) and not any(e.optional for e in node.entries):
-        keys = [constant(cg, e.key) for e in node.entries]
-        values = [constant(cg, e.value) for e in node.entries]
-        if all(ok for ok, _ in keys + values):
+        parts = _constants(cg, [part for e in node.entries for part in (e.key, e.value)])
+        if parts is not None:
             try:  # a map literal that fails to build (a repeated key) is left to fail when evaluated
-                return True, runtime.make_map_optional(
-                    [(k, v, False) for (_, k), (_, v) in zip(keys, values, strict=True)]
-                )
+                entries = zip(parts[::2], parts[1::2], strict=True)
+                return True, runtime.make_map_optional([(k, v, False) for k, v in entries])
             except EvalError:
                 return False, None
-    if isinstance(node, Call) and node.function == "@in" and constant(cg, node.args[1]) == (True, ()):
+    if isinstance(node, Call) and set_membership(cg, node) and constant(cg, node.args[1]) == (True, ()):
         return True, False  # membership in an empty constant list (maybeOptimizeSetMembership)
     if isinstance(node, Call) and node.function in TYPE_CONVERSIONS and node.target is None and len(node.args) == 1:
         ok, value = constant(cg, node.args[0])
@@ -59,6 +57,24 @@ def constant(cg: Any, node: Expr) -> tuple[bool, Any]:
             except EvalError as err:
                 raise PlanError(str(err)) from None
     return False, None
+
+
+def set_membership(cg: Any, node: Call) -> bool:
+    """Whether cel-go's planner may make `x in <constant list>` a set test: only when the checker pinned `in_list`
+    (not for `x in dyn([1])`, which could be a map)."""
+    return node.function == "@in" and cg.chosen.get(node.id) == ("in_list",)
+
+
+def _constants(cg: Any, nodes: Sequence[Expr]) -> list[Any] | None:
+    """The values of nodes that are all constants, else None, found in source order and stopping at the first that
+    is not: a conversion that fails further on is then found where cel-go's depth-first planning finds it."""
+    values = []
+    for node in nodes:
+        ok, value = constant(cg, node)
+        if not ok:
+            return None
+        values.append(value)
+    return values
 
 
 def check_constant_arguments(cg: Any, overloads: Sequence[Overload], args: Sequence[Expr]) -> None:

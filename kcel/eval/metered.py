@@ -51,6 +51,17 @@ def add(meter: Meter, a: Any, b: Any) -> Any:
     return runtime.add(a, b)
 
 
+def text_add_cost(a: Any, b: Any) -> int:
+    """`+` the checker pinned to add_string or add_bytes: the operands' sizes, whatever they turn out to be (1 for
+    one without a size)."""
+    return math.ceil((_size(a) + _size(b)) * 0.1)
+
+
+def add_text(meter: Meter, a: Any, b: Any) -> Any:
+    meter.add(text_add_cost(a, b))
+    return runtime.add(a, b)
+
+
 def equals(meter: Meter, a: Any, b: Any) -> bool:
     meter.add(equality_cost(a, b))
     return runtime.equals(a, b)
@@ -67,17 +78,20 @@ def not_equals(meter: Meter, a: Any, b: Any) -> bool:
     return runtime.not_equals(a, b)
 
 
-def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Meter, Any, Any], bool]:
-    """`<`, `<=`, `>`, `>=`: strings and bytes cost by length, everything else 1."""
+def _ordering(
+    compare: Callable[[Any, Any], bool], cost: Callable[[Any, Any], int]
+) -> Callable[[Meter, Any, Any], bool]:
+    """`<`, `<=`, `>`, `>=` at a cost."""
 
     def metered(meter: Meter, a: Any, b: Any) -> bool:
-        meter.add(ordering_cost(a, b))
+        meter.add(cost(a, b))
         return compare(a, b)
 
     return metered
 
 
 def ordering_cost(a: Any, b: Any) -> int:
+    """Strings and bytes cost by length, everything else 1 (the overload found when running)."""
     return _tenth_of_smaller(a, b) if _is_text(a, b) else 1
 
 
@@ -91,10 +105,15 @@ def inequality_cost(a: Any, b: Any) -> int:
     return _tenth_of_smaller(a, b)
 
 
-less = _ordering(runtime.less)
-less_equals = _ordering(runtime.less_equals)
-greater = _ordering(runtime.greater)
-greater_equals = _ordering(runtime.greater_equals)
+less = _ordering(runtime.less, ordering_cost)
+less_equals = _ordering(runtime.less_equals, ordering_cost)
+greater = _ordering(runtime.greater, ordering_cost)
+greater_equals = _ordering(runtime.greater_equals, ordering_cost)
+# The checker pinned the string (bytes) overload: cel-go prices by the operands' sizes whatever they turn out to be.
+less_text = _ordering(runtime.less, _tenth_of_smaller)
+less_equals_text = _ordering(runtime.less_equals, _tenth_of_smaller)
+greater_text = _ordering(runtime.greater, _tenth_of_smaller)
+greater_equals_text = _ordering(runtime.greater_equals, _tenth_of_smaller)
 
 
 def in_cost(item: Any, container: Any) -> int:
@@ -122,17 +141,23 @@ def _one(args: tuple[Any, ...], result: Any) -> int:
 
 def in_container(meter: Meter, item: Any, container: Any) -> bool:
     """Charged whatever the test gives, unless it panics in cel-go (a bytes item in a map), ending the evaluation."""
-    return runtime.charge(meter, OPERATOR_COSTS["@in"], runtime.in_container, (item, container))  # type: ignore[no-any-return]
+    return runtime.charge(meter, OPERATOR_COSTS["in_container"], runtime.in_container, (item, container))  # type: ignore[no-any-return]
 
 
 OPERATOR_COSTS: dict[str, Callable[[tuple[Any, ...], Any], int]] = {
-    "_+_": lambda args, result: add_cost(*args),
-    "_==_": lambda args, result: equality_cost(*args),
-    "_!=_": lambda args, result: inequality_cost(*args),
-    "_<_": lambda args, result: ordering_cost(*args),
-    "_<=_": lambda args, result: ordering_cost(*args),
-    "_>_": lambda args, result: ordering_cost(*args),
-    "_>=_": lambda args, result: ordering_cost(*args),
-    "@in": lambda args, result: in_cost(*args),
+    "add": lambda args, result: add_cost(*args),
+    "add_text": lambda args, result: text_add_cost(*args),
+    "equals": lambda args, result: equality_cost(*args),
+    "not_equals": lambda args, result: inequality_cost(*args),
+    "less": lambda args, result: ordering_cost(*args),
+    "less_equals": lambda args, result: ordering_cost(*args),
+    "greater": lambda args, result: ordering_cost(*args),
+    "greater_equals": lambda args, result: ordering_cost(*args),
+    **dict.fromkeys(
+        ("less_text", "less_equals_text", "greater_text", "greater_equals_text"),
+        lambda args, result: _tenth_of_smaller(*args),
+    ),  # fmt: skip
+    "in_container": lambda args, result: in_cost(*args),
 }
-"""Each sized operator's cost as a `(args, result)` function, for a call whose operand failed."""
+"""Each sized operator's cost as a `(args, result)` function, by its helper's name, for a call whose operand
+failed."""

@@ -506,3 +506,59 @@ def test_entry_sizes_are_estimated_from_cel_go_v0_23(version: str, estimate: tup
     """Before cel-go v0.23 the estimator knows a literal's length but not the sizes of its entries."""
     env = kcel.Env(variables={"s": "string"}, k8s_version=version)
     assert env.estimate_cost(env.compile("{1: 'ab', 2: 'A b'}[3].split(s)")) == kcel.CostEstimate(*estimate)
+
+
+@pytest.mark.parametrize(("expr", "kind"), [
+    ('[cel.bind(v, "", timestamp("2023-13-01T00:00:00Z")), duration("2562048h")]', "Timestamp"),
+    ('{(true ? timestamp("2023-13-01T00:00:00Z") : timestamp(0)): 1, 2: duration("2562048h")}', "Timestamp"),
+    ('{1: duration("2562048h"), (true ? timestamp("2023-13-01T00:00:00Z") : timestamp(0)): 1}', "Duration"),
+])  # fmt: skip
+def test_the_first_failing_constant_conversion_in_source_order_fails_the_plan(expr: str, kind: str) -> None:
+    """cel-go plans depth first: a failing conversion inside an element is found before one in a later element."""
+    with pytest.raises(kcel.PlanError, match=f"type conversion error from 'string' to 'google.protobuf.{kind}'"):
+        kcel.Env().compile(expr)
+
+
+@pytest.mark.parametrize(("expr", "cost"), [
+    ('"a" in dyn(["a", "b"])', 1), ("x in dyn([1, 2])", 2), ('[1, ("a" in dyn([]))]', 11), ("x in [1, 2]", 1),
+    ("[1, x in []]", 0),
+])  # fmt: skip
+def test_a_constant_list_is_a_set_only_where_the_checker_pinned_in_list(expr: str, cost: int) -> None:
+    """cel-go's maybeOptimizeSetMembership asks for the `in_list` overload: `dyn([...])` could be a map."""
+    program = kcel.Env(variables={"x": "int"}).compile(expr)
+    assert program.evaluate_with_cost({"x": 7})[1] == cost
+
+
+@pytest.mark.parametrize(("expr", "cost"), [
+    ('"2020-01-01T00:00:00Z" + dyn(x)', 5), ('"2020-01-01T00:00:00Z" + dyn([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])', 3),
+    ('b"2020-01-01T00:00:00Z" + dyn(x)', 5),
+])  # fmt: skip
+def test_a_concatenation_pinned_to_strings_costs_the_operands_sizes_even_when_it_fails(expr: str, cost: int) -> None:
+    """cel-go prices by the overload the checker chose (add_string: both sizes, 1 for a value without one), not by
+    what the operands turn out to be; an unpinned `+` costs 1, even of two strings."""
+    with pytest.raises(kcel.EvalError, match="no such overload") as info:
+        kcel.Env(variables={"x": "int"}).compile(expr).evaluate_with_cost({"x": 7})
+    assert info.value.cost == cost
+    unpinned = kcel.Env().compile('dyn("2020-01-01T00:00:00Z") + dyn("2020-01-01T00:00:00Z")')
+    assert unpinned.evaluate_with_cost({})[1] == 1
+
+
+@pytest.mark.parametrize(("expr", "cost"), [
+    ('(dyn(1u) > b"") ? [true] : [false]', 0), ('[!(dyn(1u) > b"")]', 11), ('dyn(1u) < "abc"', 1),
+    ('"abcdefghijklmnopqrstuvwxyz" >= dyn([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])', 2),
+])  # fmt: skip
+def test_an_ordering_pinned_to_strings_or_bytes_costs_the_smaller_size_even_when_it_fails(expr: str, cost: int) -> None:
+    """greater_bytes with an empty operand costs ceil(0 * 0.1) = 0 in cel-go's tracker, whatever the other is."""
+    with pytest.raises(kcel.EvalError, match="no such overload") as info:
+        kcel.Env().compile(expr).evaluate_with_cost({})
+    assert info.value.cost == cost
+
+
+@pytest.mark.parametrize(("expr", "cost"), [
+    ("{true: 1}[has((flag ? m : m).a)]", 4), ("{true: 1}[has(m.a)]", 3), ("{1: 1}[(flag ? m : m).a]", 4),
+    ("has((flag ? m : m).a)", 2),
+])  # fmt: skip
+def test_a_presence_test_on_a_conditional_as_a_key_charges_its_qualifier(expr: str, cost: int) -> None:
+    """cel-go resolves the key: the condition, the `.a` qualifier on the chosen branch, the key and the index."""
+    program = kcel.Env(variables={"m": "map(string, int)", "flag": "bool"}).compile(expr)
+    assert program.evaluate_with_cost({"m": {"a": 1}, "flag": True})[1] == cost
