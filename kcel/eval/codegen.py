@@ -356,8 +356,8 @@ class CodeGen:
         if node.test_only:
             # Resolved rather than evaluated (a `?:` branch, a key), the test is neither charged nor refunded; but the
             # branches of a `?:` operand are resolved uncharged, and its qualifier `.f` is charged here.
-            resolved = node.id == self.resolved_attribute
-            presence = int(control_flow.is_conditional(node.operand)) if resolved else self.decls.presence_test_cost
+            unevaluated = node.id == self.resolved_attribute
+            presence = int(control_flow.is_conditional(node.operand)) if unevaluated else self.decls.presence_test_cost
             operand = control_flow.presence_test_operand(self, node, presence)
             if access is not None:
                 test = self.bind(access.test, "_has")
