@@ -352,27 +352,14 @@ class CodeGen:
         resolved = self.resolve_select(node) if not node.test_only else None
         if resolved is not None:
             return resolved
-        access = self.schema_field(node.operand, node.field)
         if node.test_only:
-            # Resolved rather than evaluated (a `?:` branch, a key), the test is neither charged nor refunded; but the
-            # branches of a `?:` operand are resolved uncharged, and its qualifier `.f` is charged here.
-            unevaluated = node.id == self.resolved_attribute
-            presence = int(control_flow.is_conditional(node.operand)) if unevaluated else self.decls.presence_test_cost
-            operand = control_flow.presence_test_operand(self, node, presence)
-            if access is not None:
-                test = self.bind(access.test, "_has")
-                if access.key is None or not self.inline:
-                    return f"{test}({operand})"
-                holder, bound = self.holder(operand)
-                found = f"{bound}.__class__ is dict and {holder}.get({access.key!r}).__class__ is {self.plain(access)}"
-                return f"(True if {found} else {test}({holder}))"
-            return f"_has_field({operand}, {node.field!r}{self.presence})"
-        operand = self.attribute_operand(node, node.operand)
+            return control_flow.presence_test(self, node)
+        access = self.schema_field(node.operand, node.field)
+        operand = self.opaque(node.operand, self.attribute_operand(node, node.operand))
         self.cost(self.qualifier_cost(node, node.operand))
         if access is not None:
-            t = self.types.get(node.operand.id)
-            if t is not None and t.name == "optional_type":  # `opt.field` stays optional (chained optionals)
-                return f"{self.bind(access.read_optional, '_opt')}({operand})"
+            if self.is_optional(node.operand):  # `opt.field` stays optional (chained optionals)
+                return self.optional_qualifier(self.bind(access.read_optional, "_opt"), operand)
             read = self.bind(access.read, "_get")
             if access.key is None and self.loops and not self.metered and not self.traced:
                 if self.read_from_input(node):  # a conversion (a list's, a map's) once, not at every step
@@ -391,7 +378,29 @@ class CodeGen:
             return f"({value} if {found}.__class__ is {self.plain(access)} else {read}({holder}))"
         if self.is_plain_data(node.operand):
             return f"{operand}[{node.field!r}]"
+        if self.is_optional(node.operand):
+            return self.optional_qualifier("_select", f"{operand}, {node.field!r}{self.presence}")
         return f"_select({operand}, {node.field!r}{self.presence})"
+
+    def is_optional(self, node: Expr) -> bool:
+        """Whether a selection or index on `node` is one of a chain of optional qualifiers, which cel-go charges only
+        when it finds something: after a `.?f` or `[?k]` of the same attribute, or on an optional it starts from
+        (`optional.of(m).a`); not on an optional a plain qualifier found (`{'a': optional.none()}.a.b`)."""
+        while isinstance(node, Select | Call) and not (isinstance(node, Select) and node.test_only):
+            if isinstance(node, Call) and node.function in ("_?._", "_[?_]"):
+                return True
+            if isinstance(node, Call) and node.function != "_[_]":
+                break
+            node = node.operand if isinstance(node, Select) else node.args[0]
+        return self.typed_optional(node)
+
+    def typed_optional(self, node: Expr) -> bool:
+        t = self.types.get(node.id)
+        return t is not None and t.name == "optional_type"
+
+    def opaque(self, node: Expr, operand: str) -> str:
+        """An optional a plain qualifier found (`{'a': optional.of(m)}.a`) is no map to the next plain qualifier."""
+        return f"_opaque_optional({operand})" if self.typed_optional(node) and not self.is_optional(node) else operand
 
     def holder(self, operand: str) -> tuple[str, str]:
         """A name for an operand read inline twice, and the text that evaluates it once into that name."""
@@ -589,9 +598,9 @@ class CodeGen:
             self.cost(self.qualifier_cost(node, node.args[0]))
             if fn == "_[_]" and self.is_plain_data(node.args[0]) and _is_string_const(node.args[1]):
                 return f"{left}[{right}]"
-            if fn == "_[?_]":
+            if fn == "_[?_]" or self.is_optional(node.args[0]):
                 return self.optional_qualifier(f"_{helper}", f"{left}, {right}{self.presence}")
-            return f"_{helper}({left}, {right}{self.presence})"
+            return f"_{helper}({self.opaque(node.args[0], left)}, {right}{self.presence})"
         if sized:
             self.namespace.setdefault("_metered", _metered_module())
             return f"_metered.{helper}(_m, {left}, {right})"

@@ -40,6 +40,12 @@ class Planner(Protocol):
     loops: int  # comprehension loops around the code being generated
     lenient_optional_or: bool  # cel-go before v0.28: a non-optional left side of `or`/`orValue` is the answer
     eager_binds: bool  # cel-go before v0.22: a bind's initialiser runs first, used or not (an error kept for use)
+    decls: Any  # the environment's declarations (kcel.eval.codegen.Declarations)
+    namespace: dict[str, Any]  # the names the generated code sees
+    resolved_attribute: int | None  # the node of the attribute being resolved (not evaluated), if any
+    uncharged: int  # > 0 while generating what cel-go evaluates without charging
+    inline: bool  # schema fields may be read in place
+    presence: str  # the extra argument of presence tests (`, True` when a bad one is an error)
 
     def gen(self, node: Expr, tolerant: bool = False) -> str: ...
     def resolved(self, node: Expr, tolerant: bool = False) -> str: ...
@@ -55,6 +61,11 @@ class Planner(Protocol):
     def deep(self) -> bool: ...
     def spill(self, text: str) -> str: ...
     def gen_args(self, nodes: Sequence[Expr], free: Expr | None = None) -> list[str]: ...
+    def schema_field(self, operand: Expr, field: str) -> Any: ...
+    def holder(self, operand: str) -> tuple[str, str]: ...
+    def plain(self, access: Any) -> str: ...
+    def is_optional(self, node: Expr) -> bool: ...
+    def opaque(self, node: Expr, operand: str) -> str: ...
 
 
 # -- errors as values, branches ---------------------------------------------------------------
@@ -136,6 +147,31 @@ def charged_on_failure(cg: Planner, node: Expr, charged: int, resolved: bool = F
     cg.w.line(f"    _m.add({charged})" if charged else "    pass")
     cg.w.line(f"    raise {into}")
     return into
+
+
+def presence_test(cg: Planner, node: Select) -> str:
+    """`has(x.f)`. Resolved rather than evaluated (a `?:` branch, a key), the test is neither charged nor refunded;
+    but the branches of a `?:` operand are resolved uncharged, and its qualifier `.f` is charged here. On an optional
+    (`has(x.?a.b)`) the tested qualifier counts only when it finds the field."""
+    unevaluated = node.id == cg.resolved_attribute
+    presence = int(is_conditional(node.operand)) if unevaluated else cg.decls.presence_test_cost
+    operand = cg.opaque(node.operand, presence_test_operand(cg, node, presence))
+    access = cg.schema_field(node.operand, node.field)
+    if access is None:
+        test = f"_has_field({operand}, {node.field!r}{cg.presence})"
+    elif access.key is None or not cg.inline:
+        test = f"{cg.bind(access.test, '_has')}({operand})"
+    else:
+        holder, bound = cg.holder(operand)
+        found = f"{bound}.__class__ is dict and {holder}.get({access.key!r}).__class__ is {cg.plain(access)}"
+        test = f"(True if {found} else {cg.bind(access.test, '_has')}({holder}))"
+    if cg.metered and not cg.uncharged and cg.is_optional(node.operand):
+        cg.pending -= 1  # the qualifier's unit, charged by the helper instead
+        from kcel.eval import metered
+
+        cg.namespace.setdefault("_metered", metered)
+        return f"_metered.charged_if_found(_m, {test})"
+    return test
 
 
 def presence_test_operand(cg: Planner, node: Select, presence: int) -> str:

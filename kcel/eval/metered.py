@@ -130,6 +130,13 @@ def optional_qualifier(meter: Meter, qualify: Callable[..., Optional], *args: An
     return found
 
 
+def charged_if_found(meter: Meter, found: bool) -> bool:
+    """A presence test on an optional (`has(x.?a.b)`): cel-go observes the tested qualifier when it found the field."""
+    if found:
+        meter.add(1)
+    return found
+
+
 def force_read(meter: Meter, cell: runtime.Lazy) -> Any:
     """A lazy local's read (a bind, a block slot): cel-go observes it once its value is known, an error included."""
     return runtime.charge(meter, _one, runtime.force, (cell,))

@@ -372,6 +372,15 @@ def _not_a_map(obj: Any, field: str, strict: bool) -> Any:
     return NONE
 
 
+_FOUND_OPTIONAL = object()  # what cel-go's plain qualifiers see in an optional one of them found: no map
+
+
+def opaque_optional(value: Any) -> Any:
+    """An optional value a plain qualifier found (`{'a': optional.of(m)}.a`): cel-go unwraps optionals only at the
+    start of an attribute or after `.?`, so the next plain qualifier finds no such key (a presence test: false)."""
+    return _FOUND_OPTIONAL if type(value) is Optional else value
+
+
 def has_field(obj: Any, field: str, strict: bool = False) -> bool:
     """`has(obj.field)`; a presence test on an int or a string is false in Kubernetes (an error if `strict`)."""
     if _is_map(obj):
@@ -380,7 +389,8 @@ def has_field(obj: Any, field: str, strict: bool = False) -> bool:
         return obj.has_value() and has_field(obj.value, field, strict)
     if isinstance(obj, OBJECTS.classes):
         return OBJECTS.test(obj, field)
-    _not_a_map(obj, field, strict)
+    if obj is not _FOUND_OPTIONAL:  # an optional holds no field, not even for a strict presence test
+        _not_a_map(obj, field, strict)
     return False
 
 
@@ -743,7 +753,7 @@ EXPORTED = {"raise": raise_error} | {
     name: globals()[name]
     for name in (
         "CEL_ERRORS", "EvaluationStopped", "EvalError", "operand_failed", "Optional", "NONE", "Uint", "TypeValue",
-        "unwrap", "as_eval_error", "make_struct", "unbound_call",
+        "unwrap", "as_eval_error", "make_struct", "unbound_call", "opaque_optional",
         "logic_error", "logical_not", "not_strictly_false", "conditional_test", "check_int", "check_uint",
         "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",
         "divide_int64", "modulo_int64", "divide_double", "less", "less_equals",

@@ -570,3 +570,29 @@ def test_a_comprehension_result_is_resolved_when_checked() -> None:
     env = kcel.Env(variables={"flag": "bool"}, k8s_version="1.37")
     with pytest.raises(kcel.CompileError, match="1:28: expected type 'list\\(bool\\)' but found 'list\\(dyn\\)'"):
         env.compile("[[1].map(v1, false, true), [flag, dyn(1)]]")
+
+
+@pytest.mark.parametrize(("expr", "cost"), [
+    ("{}.?a.b.c.hasValue()", 2), ("optional.of({'c': {}}).c.d", 3), ("optional.of({'c': {'d': 1}}).c.d", 4),
+    ("optional.none().c", 2), ("optional.of({'c': {}}).c['missing'].orValue('d')", 3),
+    ("has({}.?a.b)", 1), ("has(optional.of({'a': 1}).a)", 3), ("has(optional.of({'a': 1}).z)", 2),
+    ("has({'foo': optional.none()}.foo.bar)", 34),
+])  # fmt: skip
+def test_qualifiers_of_an_optional_chain_are_charged_when_they_find_something(expr: str, cost: int) -> None:
+    """After `.?f` or `[?k]`, or on an optional an attribute starts from, cel-go qualifies if present
+    (QualifyIfPresent): what finds nothing costs nothing, a presence test's field included."""
+    assert kcel.Env().compile(expr).evaluate_with_cost({})[1] == cost
+
+
+@pytest.mark.parametrize(("expr", "error"), [
+    ("{'foo': optional.of({'bar': 1})}.foo.bar", "no such key: bar"),
+    ("{'foo': optional.of([1])}.foo[0]", "no such key: 0"), ("[optional.of({'a': 1})][0].a", "no such key: a"),
+])  # fmt: skip
+def test_an_optional_a_plain_qualifier_found_is_no_map(expr: str, error: str) -> None:
+    """cel-go unwraps an optional only where an attribute starts or after `.?`: a plain qualifier applied to one that
+    another qualifier found has no such key, and a presence test on it is false."""
+    env = kcel.Env()
+    with pytest.raises(kcel.EvalError, match=error):
+        env.compile(expr).evaluate({})
+    assert env.compile("has({'foo': optional.of({'bar': 1})}.foo.bar)").evaluate({}) is False
+    assert env.compile("cel.bind(o, optional.of({'bar': 1}), o.bar)").evaluate({}).value == 1
