@@ -104,24 +104,27 @@ _POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+):")
 
 def expression_position(crd: Any, path: fe.Path, message: str) -> tuple[int, int] | None:
     """The file's line and column of the first compile error in a rule's message (`ERROR: <input>:1:18: ...`),
-    when the rule's YAML text maps one to one onto the expression: a plain or quoted scalar without escapes on one
-    line, or a literal block (`|`). None otherwise (folded blocks, escapes)."""
+    in any style of YAML scalar (kcel.k8s.manifests.scalars); None when it cannot be placed."""
+    from kcel.k8s.manifests.scalars import value_positions
+
     at = _POSITION.search(message)
     found = _expression_node(crd, path)
     if at is None or found is None:
         return None
     offset, node = found
-    line, column = int(at.group(1)), int(at.group(2))
+    start = offset + node.start_mark.index
     text = _text(crd.file)
-    first_line = text.count("\n", 0, offset) + node.start_mark.line + 1  # where the scalar starts, 1-based
-    raw = text[offset + node.start_mark.index : offset + node.end_mark.index]
-    if node.style in (None, "'", '"') and "\n" not in raw.strip() and "\\" not in raw and "''" not in raw:
-        return (first_line, node.start_mark.column + (1 if node.style else 0) + column) if line == 1 else None
-    if node.style == "|":
-        content = raw.split("\n")[1:]  # after the `|` indicator line
-        indents = [len(t) - len(t.lstrip(" ")) for t in content if t.strip()]
-        return (first_line + line, min(indents) + column) if indents else None
-    return None
+    positions = value_positions(text[start : offset + node.end_mark.index], node.style, node.value)
+    if positions is None:
+        return None
+    line, column = int(at.group(1)), int(at.group(2))
+    lines = node.value.split("\n")
+    if line > len(lines) or column > len(lines[line - 1]) + 1:
+        return None
+    character = sum(len(t) + 1 for t in lines[: line - 1]) + column - 1  # cel-go's column is 1-based
+    at_offset = start + positions[min(character, len(positions) - 1)]
+    line_start = text.rfind("\n", 0, at_offset) + 1
+    return text.count("\n", 0, at_offset) + 1, at_offset - line_start + 1
 
 
 @cache
@@ -176,6 +179,17 @@ def report_findings(report: Any) -> list[Finding]:
     error = report.message if report.status in ("invalid", "error") else ""
     rule = "object-invalid" if report.status == "invalid" else "object-not-validated"
     return findings(error, report.warnings, report.file, report.line, rule)
+
+
+def field_places(report: Any) -> list[str]:
+    """`file:line: field` of each field an invalid object's errors name, shown after the API server's message."""
+    places = []
+    for cause in report.errors:
+        field = cause.get("field", "")
+        if field and field != "<nil>":  # the API server's `<nil>`: an error of the object as a whole
+            line = object_field_line(report.file, report.document, report.item, field, report.line)
+            places.append(f"{report.file}:{line}: {field}")
+    return list(dict.fromkeys(places))
 
 
 def crd_findings(crd: Any, errors: Any, warnings: Any) -> list[Finding]:

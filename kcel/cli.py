@@ -597,10 +597,14 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _print_report(report: Report, verbose: bool) -> None:
+    from kcel import annotations
+
     if report.status == "error":
         print(f"{report.where}: error: {report.message}", file=sys.stderr)
     elif report.status == "invalid":
         print(f"{report.where}: {report.message}")
+        for place in annotations.field_places(report):
+            print(f"  at {place}")
     elif verbose and report.status == "skipped":
         print(f"{report.where}: skipped: {report.message}")
     elif verbose:

@@ -127,6 +127,7 @@ def test_admit_annotates_a_denied_object_at_its_document(tmp_path: Path, capsys:
 
 
 BLOCK = "|\n" + " " * 20 + "self.replicas > 0 &&\n" + " " * 20 + "self.replicas <=\n" + " " * 18 + "message: m"
+FOLDED = BLOCK.replace("|", ">", 1)
 
 
 @pytest.mark.parametrize(
@@ -134,7 +135,10 @@ BLOCK = "|\n" + " " * 20 + "self.replicas > 0 &&\n" + " " * 20 + "self.replicas 
     [
         ('"self.replicas <= "', 0, 1 + 18),  # quoted: after the quote
         ("self.replicas <=", 0, 17),  # plain
-        (BLOCK, 3, 21),  # a literal block: <input>:3:1, the end after its last line (it also needs a message)
+        (BLOCK, 2, 37),  # a literal block: <input>:3:1, the end, after its last line's text (it needs a message)
+        (FOLDED, 2, 37),  # folded: the same expression on the same lines
+        ('"self.replicas\\t<= "', 0, 1 + 19),  # an escape: two characters of the file, one of the expression
+        ("'self.replicas == ''x'' && '", 0, 1 + 27),  # '' is one quote
     ],
 )  # fmt: skip
 def test_a_compile_error_points_at_its_column_in_the_file(
@@ -144,7 +148,7 @@ def test_a_compile_error_points_at_its_column_in_the_file(
     crd = tmp_path / "crd.yaml"
     crd.write_text((EXAMPLES / "widget-crd.yaml").read_text().replace('"self.replicas <= self.maxReplicas"', rule))
     lines = crd.read_text().splitlines()
-    rule_line = next(i for i, t in enumerate(lines, 1) if "- rule:" in t and ("replicas" in t or t.endswith("|")))
+    rule_line = next(i for i, t in enumerate(lines, 1) if "- rule:" in t and ("replicas" in t or t[-1] in "|>"))
     start = lines[rule_line - 1].index("rule: ") + len("rule: ")  # 0-based: where the scalar starts
     expected = f"{rule_line + line}:{column if line else start + column}"
     assert main(["check", "-o", "github", str(crd)]) == 1

@@ -54,6 +54,7 @@ def test_validate_answers_as_the_version_asked(capsys: pytest.CaptureFixture[str
         f'{WIDGET}: document 0: Widget.example.com "w1" is invalid: ['
         'spec: Invalid value: "object": replicas must not exceed maxReplicas in Safe mode, '
         'spec.containers[1].image: Invalid value: "object": images must be pinned to a tag other than latest]\n'
+        f"  at {WIDGET}:5: spec\n  at {WIDGET}:13: spec.containers[1].image\n"
     )
 
 
@@ -63,6 +64,7 @@ def test_validate_prints_the_api_servers_message(capsys: pytest.CaptureFixture[s
         f'{WIDGET}: document 0: Widget.example.com "w1" is invalid: ['
         "spec: Invalid value: replicas must not exceed maxReplicas in Safe mode, "
         "spec.containers[1].image: Invalid value: images must be pinned to a tag other than latest]\n"
+        f"  at {WIDGET}:5: spec\n  at {WIDGET}:13: spec.containers[1].image\n"  # where each field is in the file
     )
 
 
@@ -142,6 +144,7 @@ def test_directories_are_walked_in_sorted_order_and_bad_documents_do_not_stop_th
         f'{objects}/a/a.json: document 0: Widget.example.com "a" is invalid: [spec.mode: Unsupported value: "Slow": '
         'supported values: "Fast", "Safe", <nil>: Invalid value: null: some validation rules were not checked because '
         "the object was invalid; correct the existing errors to complete validation]",
+        f"  at {objects}/a/a.json:1: spec.mode",
         f'{objects}/b.yaml: document 0: Widget.example.com "b" is valid',
         f'{objects}/b.yaml: document 2: Widget.example.com "c" is valid',
     ]
@@ -188,6 +191,7 @@ def test_old_objects_are_matched_by_name_and_status_updates(tmp_path: Path, caps
     assert main(["validate", "--crd", str(crd), "--old", str(old), str(new)]) == 1
     assert capsys.readouterr().out == (
         f'{new}: document 0: Widget.example.com "w" is invalid: spec: Invalid value: mode is immutable\n'
+        f"  at {new}:4: spec\n"
     )
     assert main(["validate", "--crd", str(crd), "--old", str(old), str(new), "--subresource", "status"]) == 1
     assert "a status update needs the object before it (--old)" in capsys.readouterr().err

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel", "kcel.env", "kcel.k8s.environment"),  # Env(k8s_version=...) picks libraries by Kubernetes version
     ("kcel.k8s", "kcel.k8s.field"),
     ("kcel.k8s.schemas",),
-    ("kcel.k8s.manifests", "kcel.annotations"),  # manifests and their text; findings on their files and lines
+    ("kcel.k8s.manifests", "kcel.findings", "kcel.annotations"),  # manifests, their text; findings at files and lines
     ("kcel.k8s.authorization",),
     ("kcel.k8s.rules",),
     ("kcel.k8s.customresources",),

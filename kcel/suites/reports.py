@@ -64,9 +64,11 @@ def text_lines(result: Result, verbose: bool = False, colour: Colour | None = No
     paint = colour or (lambda code, text: text)
     if result.status in (FAILED, ERROR):
         head = [f"{paint('31', 'FAIL' if result.status == FAILED else 'ERROR')} {result.id}"]
+        line = _case_line(result, {})  # where the case is, for editors and terminals that open `file:line`
+        place = [f"  at {result.suite.where.file}:{line}"] if line else []
         if result.status == ERROR:
-            return head + [f"  {result.detail}"]
-        return head + [line for mismatch in result.mismatches for line in mismatch_lines(mismatch)]
+            return head + [f"  {result.detail}"] + place
+        return head + [line for mismatch in result.mismatches for line in mismatch_lines(mismatch)] + place
     if not verbose:
         return []
     if result.status == SKIPPED:

@@ -228,12 +228,14 @@ def test_admission_mismatches(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     )  # fmt: skip
     status, out, _ = run(capsys, str(suite))
     assert status == 1
+    lines = suite.read_text().splitlines()
+    a, b = (next(i for i, t in enumerate(lines, 1) if f"name: {name}" in t) for name in "ab")
     assert out.splitlines() == [
-        f"FAIL {suite}::a", "  allowed", "    expected: denied", "    got:      allowed",
+        f"FAIL {suite}::a", "  allowed", "    expected: denied", "    got:      allowed", f"  at {suite}:{a}",
         f"FAIL {suite}::b", "  message", '    expected: a message containing "not him"',
         "    got:      ValidatingAdmissionPolicy 'owner' with binding 'owner' denied request: not you",
         "  warnings", '    expected: a warning containing "w"', "    got:      no warnings",
-        "  auditAnnotations", "    expected: k: v", "    got:      no auditAnnotations",
+        "  auditAnnotations", "    expected: k: v", "    got:      no auditAnnotations", f"  at {suite}:{b}",
         "0 passed, 2 failed",
     ]  # fmt: skip
 

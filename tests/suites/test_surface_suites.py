@@ -5,6 +5,7 @@ recording a new case, a bad field named by file and path, and cases whose answer
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,8 @@ def failure_lines(capsys: pytest.CaptureFixture[str], path: Path, name: str) -> 
     lines = out.splitlines()
     at = lines.index(f"FAIL {path}::{name}")
     end = next((i for i in range(at + 1, len(lines)) if not lines[i].startswith(" ")), len(lines))
-    return lines[at + 1 : end]
+    assert re.fullmatch(rf"  at {re.escape(str(path))}:\d+", lines[end - 1])  # where the case is, last
+    return lines[at + 1 : end - 1]
 
 
 def problem(capsys: pytest.CaptureFixture[str], path: Path, tmp_path: Path) -> str:

@@ -86,7 +86,8 @@ def test_update_records_new_cases_and_rewrites_failing_ones(tmp_path: Path, caps
     assert suite.read_text() == UPDATED
     lines = out.splitlines()
     assert lines[:4] == [f"FAIL {suite}::failing", "  valid", "    expected: invalid", "    got:      valid"]
-    assert lines[4:6] == [f"--- {suite} (before)", f"+++ {suite} (updated)"]
+    assert lines[4].startswith(f"  at {suite}:")
+    assert lines[5:7] == [f"--- {suite} (before)", f"+++ {suite} (updated)"]
     assert "-    expect: {errors: nope}   # wrong" in lines and "+    expect: valid   # wrong" in lines
     assert lines[-1] == "1 passed, 0 failed, 4 recorded"
     assert run(capsys, str(suite))[:2] == (0, "5 passed, 0 failed\n")
