@@ -38,6 +38,10 @@ spec:
 """
 
 
+README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+(README_MAKEFILE,) = re.findall(r"```make\n(.*?)```", README, flags=re.S)  # the target the README shows
+
+
 def tree(root: Path, crd: str, sample: str) -> Path:
     """config/crd/bases, config/samples, config/rbac and their kustomization files, and a Makefile target."""
     files = {
@@ -47,7 +51,7 @@ def tree(root: Path, crd: str, sample: str) -> Path:
         "config/samples/kustomization.yaml": KUSTOMIZATION.format("example_v1_widget.yaml"),
         "config/rbac/role.yaml": ROLE,
         "config/rbac/kustomization.yaml": KUSTOMIZATION.format("role.yaml"),
-        "Makefile": "kcel:\n\tkcel check config/ && kcel validate --crd config/crd/bases config/samples && kcel test\n",
+        "Makefile": README_MAKEFILE,
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -152,8 +156,7 @@ def test_the_pre_commit_hooks_run_on_the_tree(tmp_path: Path, good: bool) -> Non
 
 def readme_workflow_steps() -> list[str]:
     """The `run:` lines of the README's GitHub Actions recipes that call kcel (the install step aside)."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```yaml\n(.*?)```", readme, flags=re.S)
+    blocks = re.findall(r"```yaml\n(.*?)```", README, flags=re.S)
     runs = [m.split(" #")[0].strip() for b in blocks for m in re.findall(r"- run: (.*)", b)]
     return [run for run in runs if run.startswith("kcel ")]
 
