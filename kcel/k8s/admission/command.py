@@ -45,7 +45,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_request_options(parser)
     add_version_option(parser)
-    parser.add_argument("--verbose", "-v", action="store_true", help="show each policy, binding and param's outcome")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="show each policy, binding and param's outcome, and why those that did not apply did not")
+    parser.add_argument("--fail-on-unmatched", action="store_true",
+                        help="exit 1 when no policy applied to an object (by default a warning)")  # fmt: skip
     parser.add_argument(
         "--output",
         "-o",
@@ -97,8 +100,12 @@ def _run(args: argparse.Namespace) -> int:
     authorizer = rbac_authorizer(args.rbac)
     records, problems = _admit_all(args, policies, authorizer)
     problems = [*policies.problems, *problems]
+    warnings = list(policies.warnings)
+    for record in records:
+        if not record["applied"]:
+            warnings.append(f"{record['source']}: no policy applied to {_target(record)} (kcel admit -v says why)")
     if args.output == "json":
-        print(json.dumps({"problems": problems, "results": records}, indent=2))
+        print(json.dumps({"problems": problems, "warnings": warnings, "results": records}, indent=2))
     elif args.output in ("github", "sarif"):
         from kcel.annotations import admission_findings
         from kcel.findings import Emitter
@@ -113,8 +120,11 @@ def _run(args: argparse.Namespace) -> int:
     else:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
     denied = any(not record["allowed"] for record in records)
-    return 1 if denied or problems else 0
+    unmatched = args.fail_on_unmatched and any(not record["applied"] for record in records)
+    return 1 if denied or problems or unmatched else 0
 
 
 def exists(paths: list[str]) -> None:
@@ -244,7 +254,8 @@ def _record(request: dict[str, Any], decision: Decision) -> dict[str, Any]:
     mutation = {"object": request.get("object"), "patched": decision.patched, "patch": list(decision.patch)}
     return mutation | {
         "kind": request["kind"]["kind"], "namespace": request["namespace"], "name": request["name"],
-        "operation": request["operation"], "allowed": decision.allowed, "code": decision.code,
+        "operation": request["operation"], "allowed": decision.allowed, "applied": decision.applied,
+        "code": decision.code,
         "reason": decision.reason, "message": decision.message, "statusMessage": decision.status_message,
         "kubectl": decision.kubectl_text(), "warnings": list(decision.warnings),
         "auditAnnotations": dict(decision.audit_annotations), "cost": decision.cost,
@@ -255,9 +266,14 @@ def _record(request: dict[str, Any], decision: Decision) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def _target(record: dict[str, Any]) -> str:
+    return f"{record['kind']} {record['namespace'] + '/' if record['namespace'] else ''}{record['name']}"
+
+
 def _print(record: dict[str, Any], verbose: bool) -> None:
-    target = f"{record['kind']} {record['namespace'] + '/' if record['namespace'] else ''}{record['name']}"
+    target = _target(record)
     verdict = "allowed" if record["allowed"] else f"denied ({record['code']} {record['reason']})"
+    verdict += "" if record["applied"] else " (no policy applied)"
     print(f"{record['source']}: {target} {record['operation']}: {verdict}")
     for note in record["notes"]:
         print(f"  kcel: warning: {note}")
@@ -272,9 +288,10 @@ def _print(record: dict[str, Any], verbose: bool) -> None:
         print(f"  audit annotation {key}: {value}")
     if verbose:
         for e in record["evaluations"]:
+            binding = f" / {e['binding']}" if e["binding"] else ""
             param = f" param {e['param']}" if e["param"] else ""
             detail = f" ({e['detail']})" if e["detail"] else ""
-            print(f"  - {e['policy']} / {e['binding']}{param}: {e['outcome']}{detail}")
+            print(f"  - {e['policy']}{binding}{param}: {e['outcome']}{detail}")
         print(f"  cost: {record['cost']}")
 
 

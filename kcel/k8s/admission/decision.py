@@ -11,10 +11,16 @@ from kcel.k8s.admission.evaluation import PolicyDecision
 CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
 
 
+NOT_APPLIED = frozenset({"policy-not-matched", "unbound", "binding-not-matched", "not-matched"})
+"""Outcomes of a policy that did not apply to the request."""
+
+
 @dataclass(frozen=True)
 class Evaluation:
-    """What one policy/binding/param did. `outcome`: admit, deny, error, not-matched (a match condition was
-    false), binding-not-matched or config-error; `decisions` are the validations' own decisions."""
+    """What one policy/binding/param did. `outcome`: admit, deny, error, config-error, mutated, unchanged; or why it
+    did not apply: policy-not-matched (its matchConstraints), unbound (no binding), binding-not-matched (the
+    binding's matchResources), not-matched (a match condition was false), with `detail` saying which test failed;
+    `decisions` are the validations' own decisions."""
 
     policy: str
     binding: str
@@ -49,6 +55,11 @@ class Decision:
     """The object after MutatingAdmissionPolicies (None when none mutated it)."""
     patch: tuple[Mapping[str, Any], ...] = ()
     """The JSON Patch from the request's object to `patched`, as a mutating webhook would return it."""
+
+    @property
+    def applied(self) -> bool:
+        """Whether any policy applied to the request (matched, bound, its match conditions true)."""
+        return any(e.outcome not in NOT_APPLIED for e in self.evaluations)
 
     def status(self) -> dict[str, Any]:
         """The metav1.Status of a denial (empty when allowed), as the API server would send it."""

@@ -17,7 +17,7 @@ from kcel.k8s import field as fe
 from kcel.k8s.admission.compilation import CompiledPolicy
 from kcel.k8s.admission.decision import CODES, Decision, Evaluation
 from kcel.k8s.admission.evaluation import Inputs, Meter, PolicyDecision, ValidateResult, validate
-from kcel.k8s.admission.matching import GVK, GVR, labels_of, matches, selects
+from kcel.k8s.admission.matching import GVK, GVR, labels_of, matches, mismatch, selects
 from kcel.k8s.admission.model import AUDIT, DENY, FAIL, WARN, Binding, MutatingBinding, MutatingPolicy, Policy
 from kcel.k8s.admission.request import attributes_of, cel_request, object_name, resource_for, split_api_version
 from kcel.k8s.authorization.rbac import RBACAuthorizer
@@ -213,14 +213,21 @@ class Admission:
         policy = compiled.policy
         match = matches(policy.match_constraints, self.attributes, self.namespace_labels)
         if match is None:
+            why = mismatch(policy.match_constraints, self.attributes, self.namespace_labels)
+            detail = f"matchConstraints: {why}"
+            self.evaluations.append(Evaluation(policy.name, "", "", "policy-not-matched", detail=detail))
             return
         collected: dict[str, list[str]] = {}
+        if not self.bindings.get(policy.name):
+            self.evaluations.append(Evaluation(policy.name, "", "", "unbound", detail="no binding names this policy"))
         for binding in self.bindings.get(policy.name, ()):
             if (
                 binding.match_resources is not None
                 and matches(binding.match_resources, self.attributes, self.namespace_labels) is None
             ):
-                self.evaluations.append(Evaluation(policy.name, binding.name, "", "binding-not-matched"))
+                why = mismatch(binding.match_resources, self.attributes, self.namespace_labels)
+                detail = f"matchResources: {why}"
+                self.evaluations.append(Evaluation(policy.name, binding.name, "", "binding-not-matched", detail=detail))
                 continue
             try:
                 params = collect_params(policy, binding, self.attributes.namespace, self.resources)

@@ -36,7 +36,7 @@ from kcel.k8s.admission.evaluation import (
     match_conditions,
     run_pass,
 )
-from kcel.k8s.admission.matching import Attributes, matches
+from kcel.k8s.admission.matching import Attributes, matches, mismatch
 from kcel.k8s.admission.model import APPLY_CONFIGURATION, FAIL, IF_NEEDED, MutatingBinding, MutatingPolicy
 from kcel.k8s.crds.crd import CRD
 from kcel.k8s.customresources.defaulting import default
@@ -352,16 +352,26 @@ def invocations(
 ) -> list[Invocation]:
     """generic/policy_dispatcher.go Dispatch: policies, then their bindings, then params, in order."""
     found = []
+    explain = not phase.evaluations  # the first pass says why a policy or binding does not apply; not a reinvocation
+    labels = admission.namespace_labels
     for compiled in policies:
         policy = compiled.policy
-        match = matches(policy.match_constraints, admission.attributes, admission.namespace_labels)
+        match = matches(policy.match_constraints, admission.attributes, labels)
         if match is None:
+            if explain:
+                why = f"matchConstraints: {mismatch(policy.match_constraints, admission.attributes, labels)}"
+                phase.evaluations.append(Evaluation(policy.name, "", "", "policy-not-matched", detail=why))
             continue
+        if explain and not bindings.get(policy.name):
+            phase.evaluations.append(Evaluation(policy.name, "", "", "unbound", detail="no binding names this policy"))
         for binding in bindings.get(policy.name, ()):
-            if (
-                binding.match_resources is not None
-                and matches(binding.match_resources, admission.attributes, admission.namespace_labels) is None
-            ):
+            limits = binding.match_resources
+            if limits is not None and matches(limits, admission.attributes, labels) is None:
+                if explain:
+                    why = f"matchResources: {mismatch(limits, admission.attributes, labels)}"
+                    phase.evaluations.append(
+                        Evaluation(policy.name, binding.name, "", "binding-not-matched", detail=why)
+                    )
                 continue
             try:
                 params = collect_params(policy, binding, admission.attributes.namespace, admission.resources)

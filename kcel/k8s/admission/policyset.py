@@ -61,13 +61,11 @@ class PolicySet:
         }  # fmt: skip
         self.resources = Resources(tuple(loaded.objects))
         self.problems += _compile_problems(self.policies)
-        known = {p.policy.name for p in self.policies}
-        self.problems += [
-            f"{b.source}: spec.policyName: no ValidatingAdmissionPolicy named {b.policy_name!r} was loaded"
-            for b in loaded.bindings
-            if b.policy_name not in known
-        ]
+        # What the API server accepts but makes nothing happen: said, not an error (kcel admit prints warnings).
+        self.warnings: list[str] = _dangling(self.policies, loaded.bindings, "ValidatingAdmissionPolicy")
         self._mutating(loaded, envs, schema_files)
+        if not self.policies and not self.mutating_policies:
+            self.warnings.append("no ValidatingAdmissionPolicy or MutatingAdmissionPolicy was loaded")
 
     def _mutating(self, loaded: Loaded, envs: Environments, schema_files: Sequence[Mapping[str, Any]]) -> None:
         """MutatingAdmissionPolicies of an API version this server serves, compiled; their bindings by policy."""
@@ -94,12 +92,8 @@ class PolicySet:
         }  # fmt: skip
         for compiled in self.mutating_policies:
             self.problems += _problems(compiled.policy.source, _mutating_expressions(compiled))
-        known = {p.policy.name for p in self.mutating_policies}
-        self.problems += [
-            f"{b.source}: spec.policyName: no MutatingAdmissionPolicy named {b.policy_name!r} was loaded"
-            for b in served
-            if isinstance(b, MutatingBinding) and b.policy_name not in known
-        ]
+        mutating_bindings = [b for b in served if isinstance(b, MutatingBinding)]
+        self.warnings += _dangling(self.mutating_policies, mutating_bindings, "MutatingAdmissionPolicy")
         crds = [o for o in loaded.objects if o.get("kind") == "CustomResourceDefinition"]
         self.schemas = SchemaSource(f"{self.server[0]}.{self.server[1]}", schema_files, crds)
         self.crds = crds_of(crds)
@@ -235,3 +229,19 @@ def _expressions(compiled: CompiledPolicy) -> list[tuple[str, Compiled]]:
     found += [(f"spec.validations[{i}].messageExpression", c) for i, c in enumerate(compiled.messages) if c]
     found += [(f"spec.auditAnnotations[{i}].valueExpression", c) for i, (_, c) in enumerate(compiled.audit_annotations)]
     return found
+
+
+def _dangling(policies: Sequence[Any], bindings: Sequence[Any], kind: str) -> list[str]:
+    """Bindings naming no policy loaded, and policies no binding names: the API server accepts both, and they do
+    nothing."""
+    known = {p.policy.name for p in policies}
+    bound = {b.policy_name for b in bindings}
+    return [
+        f"{b.source}: spec.policyName: no {kind} named {b.policy_name!r} was loaded: the binding does nothing"
+        for b in bindings
+        if b.policy_name not in known
+    ] + [
+        f"{p.policy.source}: no {kind}Binding names {p.policy.name!r}: the policy does nothing"
+        for p in policies
+        if p.policy.name not in bound
+    ]

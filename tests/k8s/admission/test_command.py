@@ -100,7 +100,11 @@ def test_unusable_policy_documents_fail_the_run(tmp_path: Path, capsys: pytest.C
                                               "spec": {"validationActions": ["Deny"]}})  # fmt: skip
     obj = write(tmp_path / "obj.yaml", deployment())
     assert run(["--policy", str(broken), str(obj)]) == 1
-    assert capsys.readouterr().err == f"error: {broken}: document 0: spec.policyName: Required value\n"
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {broken}: document 0: spec.policyName: Required value",
+        "warning: no ValidatingAdmissionPolicy or MutatingAdmissionPolicy was loaded",
+        f"warning: {obj}: document 0: no policy applied to Deployment default/nginx (kcel admit -v says why)",
+    ]
 
 
 def test_help_has_a_working_example() -> None:
@@ -144,3 +148,32 @@ def test_a_kind_without_its_crd_is_matched_by_a_guessed_plural_and_kcel_says_so(
     assert run([*MUTATING, str(mesh)]) == 0
     out = capsys.readouterr().out
     assert "kcel: warning: Mesh (mesh.example.io/v1) is matched as resource 'meshs'" in out
+
+
+def test_a_file_without_policies_is_not_a_silent_allow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`allowed` only because nothing applied is said, and fails the run with --fail-on-unmatched."""
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# policies go here\n", encoding="utf-8")
+    obj = write(tmp_path / "obj.yaml", deployment())
+    assert run(["--policy", str(empty), str(obj)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{obj}: document 0: Deployment default/nginx CREATE: allowed (no policy applied)\n"
+    assert "warning: no ValidatingAdmissionPolicy or MutatingAdmissionPolicy was loaded" in err
+    assert run(["--fail-on-unmatched", "--policy", str(empty), str(obj)]) == 1
+    assert "no policy applied to Deployment default/nginx" in capsys.readouterr().err
+
+
+def test_verbose_says_why_each_policy_did_not_apply(capsys: pytest.CaptureFixture[str]) -> None:
+    without_namespaces = ["--policy", str(EXAMPLES / "policies")]  # `default` has no labels: no selector picks it
+    run(["-v", *without_namespaces, str(EXAMPLES / "objects" / "deployment-ok.yaml")])
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.endswith(": binding-not-matched (matchResources: namespaceSelector)") for line in lines), lines
+    replicas_only = [
+        "--policy",
+        str(EXAMPLES / "policies" / "replica-limit.yaml"),
+        "--params",
+        str(EXAMPLES / "params"),
+    ]
+    assert run(["-v", "--fail-on-unmatched", *replicas_only, str(EXAMPLES / "params" / "cluster.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "policy-not-matched (matchConstraints: resourceRules)" in out and "(no policy applied)" in out

@@ -68,10 +68,17 @@ def test_lists_and_dangling_bindings(tmp_path: Path) -> None:
     items = {"apiVersion": "v1", "kind": "List",
              "items": [policy(validations=[{"expression": "false"}]), binding(), binding("other", "nope")]}  # fmt: skip
     loaded = policies(tmp_path, items)
-    assert loaded.problems == [
-        f"{tmp_path / 'policies.yaml'}: document 0: spec.policyName: no ValidatingAdmissionPolicy named 'nope' was loaded"  # noqa: E501
+    assert loaded.problems == []  # the API server accepts a binding naming no policy; it does nothing
+    assert loaded.warnings == [
+        f"{tmp_path / 'policies.yaml'}: document 0: spec.policyName: no ValidatingAdmissionPolicy named 'nope' was "
+        "loaded: the binding does nothing"
     ]
     assert not loaded.admit(request_from_objects(deployment())).allowed
+    unbound = policies(tmp_path, policy(validations=[{"expression": "false"}]))
+    assert unbound.warnings == [f"{tmp_path / 'policies.yaml'}: document 0: no ValidatingAdmissionPolicyBinding "
+                                "names 'p.example.com': the policy does nothing"]  # fmt: skip
+    decision = unbound.admit(request_from_objects(deployment()))
+    assert decision.allowed and not decision.applied and decision.evaluations[0].outcome == "unbound"
 
 
 # -- requests -----------------------------------------------------------------------------------------------------
@@ -132,12 +139,20 @@ MATCH_CASES = [
 
 
 @pytest.mark.parametrize(("constraints", "request_options", "matched"), MATCH_CASES)
-def test_matching(tmp_path: Path, constraints: dict[str, Any], request_options: dict[str, Any], matched: bool) -> None:
+def test_matching(
+    tmp_path: Path, constraints: dict[str, Any], request_options: dict[str, Any], matched: bool,
+    request: pytest.FixtureRequest,
+) -> None:  # fmt: skip
     denying = policy(matchConstraints=constraints, validations=[{"expression": "true"}])
     obj = deployment(labels={"app": "web"})
     decision = admit(tmp_path, [denying, binding()], obj, resources=(namespace("default", env="test"),),
                      **request_options)  # fmt: skip
-    assert decision.evaluations[0].outcome == "admit" if matched else not decision.evaluations
+    (evaluation,) = decision.evaluations
+    assert evaluation.outcome == ("admit" if matched else "policy-not-matched") and decision.applied is matched
+    if not matched:  # which test it failed, for kcel admit -v
+        expected = {"excluded": "excludeResourceRules", "object-selector-no": "objectSelector",
+                    "namespace-selector-no": "namespaceSelector"}  # fmt: skip
+        assert evaluation.detail == f"matchConstraints: {expected.get(request.node.callspec.id, 'resourceRules')}"
 
 
 def test_equivalent_match_sees_the_rule_version(tmp_path: Path) -> None:
@@ -167,7 +182,8 @@ def test_a_namespace_request_uses_its_own_labels(tmp_path: Path) -> None:
                    "namespaceSelector": {"matchLabels": {"env": "prod"}}}  # fmt: skip
     denying = policy(matchConstraints=constraints, validations=[{"expression": "namespaceObject == null"}])
     assert admit(tmp_path, [denying, binding()], namespace("team", env="prod")).evaluations[0].outcome == "admit"
-    assert admit(tmp_path, [denying, binding()], namespace("team", env="dev")).evaluations == ()
+    (outside,) = admit(tmp_path, [denying, binding()], namespace("team", env="dev")).evaluations
+    assert (outside.outcome, outside.detail) == ("policy-not-matched", "matchConstraints: namespaceSelector")
 
 
 def test_the_request_namespace_is_set_on_the_objects_as_the_api_server_does_before_admission() -> None:

@@ -71,7 +71,10 @@ def test_the_json_patch_example_leaves_a_pod_with_the_sidecar_alone(tmp_path: Pa
 def test_the_apply_configuration_example_never_matches_a_pod(tmp_path: Path) -> None:
     """Its rule names the group "apps" for pods, which live in the core group."""
     decision = policies("docs-applyconfiguration.yaml", tmp_path).admit(request_from_objects(pod("init")))
-    assert decision.allowed and decision.patched is None and decision.evaluations == ()
+    assert decision.allowed and decision.patched is None and not decision.applied
+    assert [(e.outcome, e.detail) for e in decision.evaluations] == [
+        ("policy-not-matched", "matchConstraints: resourceRules")
+    ]
 
 
 @pytest.mark.skipif(importlib.util.find_spec("kubernetes_validate") is None, reason="needs pip install 'kcel[schemas]'")
