@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import difflib
 import importlib
 import operator
 from collections.abc import Iterable, Mapping, Sequence
@@ -50,6 +51,7 @@ _DECLARATION_RANKS = {
     function: {oid: i for i, oid in enumerate(order)} for function, order in DECLARATION_ORDER.items()
 }
 
+_OPAQUE_NAMES = frozenset({"optional_type", "google.protobuf.Timestamp", "google.protobuf.Duration"})
 _NAMED_TYPES = {
     "list": list_of(DYN), "map": map_of(DYN, DYN), "google.protobuf.Timestamp": TIMESTAMP,
     "google.protobuf.Duration": DURATION, "optional_type": optional_of(DYN),
@@ -217,6 +219,7 @@ class Env:
             f for library in self.libraries for f in library.mixed_literal_functions
         )
         self.__dict__.pop("overloads_by_id", None)
+        self.__dict__.pop("_signature_type_names", None)
 
     def extend(self, variables: Mapping[str, str | CelType], libraries: Sequence[Library] = ()) -> Env:
         """This environment with more variables declared (and libraries added); options are shared."""
@@ -228,8 +231,38 @@ class Env:
         return clone
 
     def _declared_types(self, variables: Mapping[str, str | CelType]) -> dict[str, CelType]:
-        """Declarations as CelTypes, message names (`"pkg.Msg"`, `"list(pkg.Msg)"`) as the libraries declare them."""
-        return {name: self._known(t) for name, t in _declared_types(variables).items()}
+        """Declarations as CelTypes, message names (`"pkg.Msg"`, `"list(pkg.Msg)"`) as the libraries declare them;
+        a type name no one declares is an error naming it (`strng`, `lst(int)`), as cel-go's type parser answers."""
+        declared = {name: self._known(t) for name, t in _declared_types(variables).items()}
+        for name, text in variables.items():
+            if isinstance(text, str):
+                self._check_declared(declared[name], f"variable {name!r}: {text!r}")
+        return declared
+
+    @cached_property
+    def _signature_type_names(self) -> frozenset[str]:
+        """The names of the types the libraries declare or use in their functions' signatures."""
+        found: set[str] = {*_OPAQUE_NAMES, *self._library_types}
+        pending = [t for overload in self.overloads_by_id.values() for t in (*overload.args, overload.result)]
+        while pending:
+            t = pending.pop()
+            if t.kind in ("opaque", "message"):
+                found.add(t.name)
+            pending.extend(t.params)
+        return frozenset(found)
+
+    def _check_declared(self, t: CelType, where: str) -> None:
+        named = t.kind in ("opaque", "message") and t.decl is None
+        unknown = t.kind == "param" or (
+            named and t.name not in self._signature_type_names and self.struct_type(t.name) is None
+        )
+        if unknown:
+            known = [*_NAMED_TYPES, *TYPE_NAMES, *self._signature_type_names]
+            close = difflib.get_close_matches(t.name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"{where}: unknown type {t.name!r}{hint}")
+        for inner in t.params:
+            self._check_declared(inner, where)
 
     def _known(self, t: CelType) -> CelType:
         if t.kind == "message" and t.decl is None:

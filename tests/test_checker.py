@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import kcel
@@ -149,3 +151,22 @@ def test_optional_indexing_resolves_overloads(expr: str, expected: str) -> None:
         assert info.value.messages == (expected,)
     else:
         assert str(ENV.compile(expr).output_type) == expected
+
+
+@pytest.mark.parametrize(("declared", "message"), [
+    ("strng", "unknown type 'strng' (did you mean 'string'?)"),
+    ("map(strng, int)", "unknown type 'strng' (did you mean 'string'?)"),
+    ("lst(int)", "unknown type 'lst' (did you mean 'list'?)"),
+    ("foo.Bar", "unknown type 'foo.Bar'"),
+])  # fmt: skip
+def test_a_declared_type_no_one_declares_is_an_error_naming_it(declared: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(f"variable 'x': {declared!r}: {message}")):
+        kcel.Env(variables={"x": declared})
+
+
+@pytest.mark.parametrize("declared", [
+    "list(int)", "map(string, dyn)", "timestamp", "google.protobuf.Duration", "optional_type(list(int))",
+    "kubernetes.Quantity", "net.IP", "kubernetes.authorization.Authorizer", "google.protobuf.Int64Value", "null_type",
+])  # fmt: skip
+def test_declared_types_the_libraries_know(declared: str) -> None:
+    assert kcel.Env(variables={"x": declared}, k8s_version="1.37").variables["x"] is not None

@@ -77,7 +77,7 @@ def test_a_crd_node_types_self_and_shows_costs_against_the_limits() -> None:
     assert session.handle(f"%load {CRD} --path spec") == (
         "loaded widgets.example.com v1; self and oldSelf: object at spec"
     )
-    assert session.handle("self.replicas") == "error: no value for self (self: %object …)"
+    assert session.handle("self.replicas").startswith("no value for self (self: %object …) : int\ncost: not run;")
     assert "undefined field 'nope'" in session.handle("self.nope")
     assert session.handle(f"%object {WIDGET}") == f"self set from {WIDGET}"
     assert session.handle("self.replicas <= self.maxReplicas").splitlines() == [
@@ -102,7 +102,7 @@ def test_admission_mode_binds_the_admission_variables() -> None:
     session = Session()
     assert session.handle("%admission").startswith("admission mode")
     assert session.handle("oldObject == null").startswith("true : bool")
-    assert session.handle("request.operation") == "error: no value for request (request: %object …)"
+    assert session.handle("request.operation").startswith("no value for request (request: %object …) : dyn\n")
     assert session.handle("%object examples/deployment.yaml") == "object set from examples/deployment.yaml"
     assert session.handle("request.operation").startswith('"CREATE" : string')
     assert session.handle("object.spec.replicas").startswith("3 : int")
@@ -186,3 +186,37 @@ def test_a_real_terminal(tmp_path: Path) -> None:
         repl.close()
     assert repl.exitstatus == 0
     assert "self.maxReplicas >= self.replicas" in (tmp_path / "history").read_text()
+
+
+def test_deleting_what_a_definition_uses_is_refused_and_the_session_goes_on() -> None:
+    session = Session()
+    for line in ("%let s = 1", "%let t = s + 1"):
+        session.handle(line)
+    assert session.handle("%delete s") == "error: t uses s: delete that first"
+    assert session.handle("1 + 1") == "2 : int"  # not stuck on `undeclared reference to 's'`
+    assert session.handle("t") == "2 : int"
+    assert session.handle("%delete t") == "deleted t" and session.handle("%delete s") == "deleted s"
+
+
+def test_declared_types_are_checked() -> None:
+    session = Session()
+    assert session.handle("%let x: int = 'str'") == "error: x: expected type 'int' but found 'string'"
+    assert "unknown type 'strng' (did you mean 'string'?)" in session.handle("%let y: strng = 1")
+    assert "unknown type 'lst' (did you mean 'list'?)" in session.handle("%declare z: lst(int)")
+    assert session.handle("%let w: dyn = 'str'") == 'w = "str" : dyn'
+
+
+def test_a_loaded_rule_is_typed_and_estimated_before_any_object() -> None:
+    session = Session()
+    session.handle(f"%load {ROOT / 'examples' / 'widget-crd.yaml'} --path spec")
+    answer = session.handle("self.replicas <= self.maxReplicas").splitlines()
+    assert answer[0] == "no value for self (self: %object …) : bool"
+    assert answer[1].startswith("cost: not run; estimated 5..5 x 1 runs = 5")
+
+
+def test_admission_mode_binds_the_authorizer() -> None:
+    session = Session()
+    session.handle("%admission")
+    check = 'authorizer.group("apps").resource("deployments").check("get")'
+    assert session.handle(f"{check}.allowed()").splitlines()[0] == "false : bool"  # RBAC without bindings
+    assert session.handle(f"{check}.reason()").splitlines()[0] == '"" : string'

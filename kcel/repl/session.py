@@ -1,23 +1,17 @@
-"""`kcel repl`: author CEL policy expressions interactively, with values, types, costs and explanations.
-
-`Session` holds the state and runs one input line at a time, returning the text to show; it never
-raises, so a bad line never ends the session. `run()` puts prompt_toolkit in front of it (history,
-multi-line input, completion, highlighting); when the input is not a terminal it reads lines plainly,
-so `kcel repl < script` works too.
-"""
+"""The REPL's session: `Session` holds the state and runs one input line at a time, returning the text to show; it
+never raises, so a bad line never ends the session. Commands (`%let`, `%load`...) are one table, `COMMANDS`."""
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kcel.checker.types import DYN, CelType, parse_type
+from kcel.checker.unify import Substitution, is_assignable
 from kcel.env import Env
 from kcel.errors import CelError, CompileError, EvalError
 from kcel.eval.display import cel_text, result_type
@@ -130,24 +124,30 @@ class Session:
     def evaluate(self, text: str) -> str:
         program = self.env().compile(text)
         activation = self.activation()
-        self.require_values(program, activation)
+        costed = self.state.schema is not None or self.state.admission is not None
+        missing = self.missing_values(program, activation)
+        if missing and costed:  # a rule being written: its type and estimated cost need no value
+            return f"{missing} : {program.output_type}\n{self.cost_line(program, None)}"
+        if missing:
+            raise CommandError(missing)
         value, cost = program.evaluate_with_cost(activation, cost_limit=RUNTIME_COST_LIMIT)
         lines = [f"{cel_text(value)} : {result_type(program.output_type, value)}"]
-        if self.state.schema is not None or self.state.admission is not None:
+        if costed:
             lines.append(self.cost_line(program, cost))
         return "\n".join(lines)
 
-    def require_values(self, program: Program, activation: Mapping[str, Any]) -> None:
+    def missing_values(self, program: Program, activation: Mapping[str, Any]) -> str:
+        """What the expression reads that has no value yet, and the command that gives one ("" when none)."""
         missing = sorted(name for name in program.variables if name not in activation)
-        if missing:
-            how = "; ".join(f"{n}: {_VALUE_COMMANDS.get(n, '%let ' + n + ' =')} …" for n in missing)
-            raise CommandError(f"no value for {', '.join(missing)} ({how})")
+        how = "; ".join(f"{n}: {_VALUE_COMMANDS.get(n, '%let ' + n + ' =')} …" for n in missing)
+        return f"no value for {', '.join(missing)} ({how})" if missing else ""
 
-    def cost_line(self, program: Program, cost: int) -> str:
+    def cost_line(self, program: Program, cost: int | None) -> str:
+        """The runtime cost (when evaluated) and the estimate, with the schema's cardinality when a CRD is loaded."""
         from kcel.k8s.rules.cost import STATIC_ESTIMATED_COST_LIMIT, SchemaSizes, max_cardinality, times_cardinality
 
         schema = self.state.schema
-        text = f"cost: {cost:,} (runtime limit {RUNTIME_COST_LIMIT:,})"
+        text = f"cost: {cost:,} (runtime limit {RUNTIME_COST_LIMIT:,})" if cost is not None else "cost: not run"
         if program.variables & set(self.state.lets):
             return f"{text}; no estimate: the expression reads %let variables (inline them to estimate the rule)"
         estimate = self.env().estimate_cost(program, SchemaSizes(schema.decl) if schema is not None else None)
@@ -189,6 +189,7 @@ class Session:
         if state.admission is not None:
             variables |= ADMISSION_VARIABLES
             values |= {k: v for k, v in state.admission.items() if v is not None or k != "request"}
+            values["authorizer"] = _authorizer(state.admission.get("request"))
         library = Library("repl", overloads=tuple(self._overloads(base, variables, values)))
         env = Env(variables, container=state.container, libraries=[*base.libraries, library],
                   macros=base.macros, k8s_version=state.k8s_version)  # fmt: skip
@@ -284,6 +285,7 @@ _VALUE_COMMANDS = {
 
 ADMISSION_VARIABLES: dict[str, str | CelType] = {
     "object": DYN, "oldObject": DYN, "request": DYN, "params": DYN, "namespaceObject": DYN,
+    "authorizer": "kubernetes.authorization.Authorizer",
 }  # fmt: skip
 
 
@@ -296,8 +298,11 @@ def _let(session: Session, rest: str) -> str:
     if match is None:
         raise CommandError("usage: %let NAME [: TYPE] = EXPR  or  %let NAME(PARAM: TYPE, ...): TYPE -> EXPR")
     name, declared, expression = match.groups()
-    if declared is not None:
-        parse_type(declared)
+    if declared is not None:  # a type no one declares is an error, and the value must be of the type declared
+        wanted = session.env().extend({name: declared}).variables[name]
+        found = session.env().compile(expression).output_type
+        if not is_assignable(wanted, found, Substitution()):
+            raise CommandError(f"{name}: expected type '{wanted}' but found '{found}'")
     previous = dict(session.state.lets)
     session.state.lets[name] = Let(name, expression.strip(), declared)  # a redefinition keeps its place
     try:
@@ -357,18 +362,27 @@ def _declare(session: Session, rest: str) -> str:
     if match is None:
         raise CommandError("usage: %declare NAME: TYPE  or  %declare NAME(PARAM: TYPE, ...): TYPE")
     name, type_name = match.groups()
-    parse_type(type_name)
+    session.env().extend({name: type_name})  # a type no one declares is an error naming it
     session.state.declarations[name] = type_name
     session.changed()
     return f"declared {name}: {type_name}"
 
 
 def _delete(session: Session, rest: str) -> str:
+    """Remove a name, unless a definition still uses it (the session would no longer build): then nothing changes."""
     state = session.state
     for table in (state.lets, state.declarations, state.functions):
         if rest in table:
+            kept = dict(table)
             del table[rest]
-            session.changed()
+            try:
+                session.changed()
+            except CelError:
+                table.clear()
+                table.update(kept)  # in the same order: later definitions may use earlier ones
+                session.changed()
+                users = [n for n, let in state.lets.items() if re.search(rf"\b{re.escape(rest)}\b", let.expression)]
+                raise CommandError(f"{', '.join(users) or 'a definition'} uses {rest}: delete that first") from None
             return f"deleted {rest}"
     raise CommandError(f"nothing named {rest!r}; %status lists what is defined")
 
@@ -555,7 +569,19 @@ def _admission(session: Session, rest: str) -> str:
     session.state.schema = None
     session.state.admission["request"] = _request(session.state.admission)
     session.changed()
-    return "admission mode: object, oldObject, request, params, namespaceObject (set them with %object, %old, %params)"
+    return ("admission mode: object, oldObject, request, params, namespaceObject, authorizer (set them with %object, "
+            "%old, %params)")
+
+
+def _authorizer(request: Mapping[str, Any] | None) -> Any:
+    """The `authorizer` of admission mode: the request's user, asking RBAC with no bindings (no opinion: checks are
+    not allowed), as `kcel admit` without --rbac does."""
+    from kcel.k8s.authorization.rbac import RBACAuthorizer
+    from kcel.libs.k8s_authz import UserInfo, authorizer_value
+
+    user = (request or {}).get("userInfo") or {}
+    info = UserInfo(str(user.get("username", "")), "", tuple(user.get("groups", ())))
+    return authorizer_value(RBACAuthorizer(), info)
 
 
 def _request(admission: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -651,148 +677,3 @@ COMMANDS: dict[str, _Command] = {
     "help": _Command(_help, "%help", "this list"),
     "exit": _Command(_exit, "%exit", "leave (or Ctrl-D)"),
 }
-
-
-# -- the terminal --------------------------------------------------------------------------------
-
-
-def run(
-    k8s_version: str | None = None, history: str | None = None, kcel_version: str = "", messages: Library | None = None
-) -> int:
-    """The interactive loop; returns the exit status (0 after Ctrl-D or %exit). `kcel_version` is for the banner."""
-    session = Session(k8s_version, messages)
-    if not sys.stdin.isatty():
-        return _run_plain(session)
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.application.current import get_app
-    from prompt_toolkit.filters import Condition
-    from prompt_toolkit.history import FileHistory
-    from prompt_toolkit.shortcuts import CompleteStyle
-
-    history_file = history or os.path.join(os.path.expanduser("~"), ".kcel_history")
-    prompt: PromptSession[str] = PromptSession(
-        history=FileHistory(history_file),
-        multiline=Condition(lambda: unbalanced(get_app().current_buffer.text)),
-        completer=_completer(session),
-        complete_style=CompleteStyle.READLINE_LIKE,  # Tab completes as far as it can, then lists the choices
-        lexer=_lexer(),
-        prompt_continuation=lambda width, line, wrap: CONTINUATION,
-        style=_style(),
-    )
-    print(f"kcel {kcel_version} — CEL as the Kubernetes API server runs it.", end=" ")
-    print("%help lists the commands; Ctrl-D exits.")
-    while True:
-        try:
-            line = prompt.prompt(PROMPT)
-        except KeyboardInterrupt:
-            continue  # Ctrl-C drops the line being typed
-        except EOFError:
-            return 0
-        try:
-            output = session.handle(line)
-        except EOFError:
-            return 0
-        except KeyboardInterrupt:
-            output = "interrupted"
-        if output:
-            _print(output)
-
-
-def _run_plain(session: Session) -> int:
-    """Lines from a pipe or file; a line with unbalanced brackets continues on the next."""
-    pending = ""
-    for line in sys.stdin:
-        pending += line
-        if unbalanced(pending):
-            continue
-        try:
-            output = session.handle(pending)
-        except EOFError:
-            return 0
-        pending = ""
-        if output:
-            print(output, flush=True)
-    return 0
-
-
-def unbalanced(text: str) -> bool:
-    """Whether brackets are still open (outside string literals): Enter then continues the expression."""
-    depth, quote, i = 0, "", 0
-    while i < len(text):
-        char = text[i]
-        if quote:
-            if char == "\\":
-                i += 1
-            elif text.startswith(quote, i):
-                i += len(quote) - 1
-                quote = ""
-        elif text.startswith(('"""', "'''"), i):
-            quote = text[i : i + 3]
-            i += 2
-        elif char in "\"'":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        i += 1
-    return depth > 0 or bool(quote)
-
-
-def _print(output: str) -> None:
-    if sys.stdout.isatty() and "NO_COLOR" not in os.environ and (output.startswith(("error:", "ERROR:"))):
-        output = f"\033[31m{output}\033[0m"
-    print(output, flush=True)
-
-
-def _completer(session: Session) -> Any:
-    from prompt_toolkit.completion import Completer, Completion
-
-    class SessionCompleter(Completer):
-        def get_completions(self, document: Any, complete_event: Any) -> Iterator[Completion]:
-            before = document.text_before_cursor.split("\n")[-1]
-            word = re.search(r"%?[A-Za-z0-9_]*\Z", before)
-            partial = word.group(0) if word else ""
-            for candidate in session.completions(before):
-                yield Completion(candidate, start_position=-len(partial))
-
-    return SessionCompleter()
-
-
-_TOKENS = re.compile(
-    r"(?P<comment>//[^\n]*)|(?P<string>[rRbB]{0,2}(\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|\"(?:\\.|[^\"\\])*\"?|'(?:\\.|[^'\\])*'?))"
-    r"|(?P<number>\b\d[\d.eExXa-fA-F]*[uU]?\b)|(?P<keyword>\b(?:true|false|null|in)\b)"
-    r"|(?P<command>^%[a-z]+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-)
-
-
-def _lexer() -> Any:
-    from prompt_toolkit.lexers import Lexer
-
-    class CelLexer(Lexer):
-        def lex_document(self, document: Any) -> Any:
-            lines = document.lines
-
-            def line_tokens(number: int) -> list[tuple[str, str]]:
-                line, tokens, at = lines[number], [], 0
-                for match in _TOKENS.finditer(line):
-                    if match.start() > at:
-                        tokens.append(("", line[at : match.start()]))
-                    kind = match.lastgroup or ""
-                    tokens.append((f"class:{kind}" if kind != "name" else "", match.group(0)))
-                    at = match.end()
-                tokens.append(("", line[at:]))
-                return tokens
-
-            return line_tokens
-
-    return CelLexer()
-
-
-def _style() -> Any:
-    from prompt_toolkit.styles import Style
-
-    return Style.from_dict({
-        "string": "ansigreen", "number": "ansicyan", "keyword": "ansimagenta", "comment": "ansibrightblack",
-        "command": "ansiblue bold",
-    })  # fmt: skip
