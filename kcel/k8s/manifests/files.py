@@ -19,8 +19,19 @@ SKIPPED_FOLDERS = frozenset(("node_modules", "__pycache__", "venv"))
 """Folders a search never enters, besides hidden ones (`.git`, `.venv`)."""
 
 
+SUITE_SUFFIXES = (".kcel-test.yaml", ".kcel-test.yml")
+SUITE_NAMES = ("kcel-test.yaml", "kcel-test.yml")
+
+
+def is_suite(path: Path) -> bool:
+    """A `kcel test` suite: not a manifest, though YAML."""
+    name = path.name.lower()
+    return name in SUITE_NAMES or name.endswith(SUITE_SUFFIXES)
+
+
 def is_manifest(path: Path) -> bool:
-    return path.suffix.lower() in MANIFEST_SUFFIXES
+    """YAML or JSON, not a `kcel test` suite (which `kcel test` runs; check and validate pass it by in a folder)."""
+    return path.suffix.lower() in MANIFEST_SUFFIXES and not is_suite(path)
 
 
 def manifest_files(

@@ -59,8 +59,8 @@ def _objects(path: Path, run: CheckRun) -> Iterator[tuple[str, Mapping[str, Any]
                 yield from ((f"{where}: items[{i}]", item) for i, item in enumerate(items) if isinstance(item, Mapping))
             else:
                 yield where, document.value
-        elif document.value is not None:
-            run.skipped.append(f"{where}: not a Kubernetes object")
+        elif document.value is not None:  # an error, once: kcel check's CRD reader says so too (and this is dropped)
+            run.problems.append(f"{where}: not a Kubernetes object: an object with apiVersion and kind is needed")
 
 
 def check_files(files: Iterable[Path], k8s_version: str, report_unreadable: bool = True) -> CheckRun:
