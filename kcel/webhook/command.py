@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 import tempfile
+from pathlib import Path
 
 from kcel.k8s.environment import add_version_option
 
@@ -21,14 +22,15 @@ DEFAULT_PORT = 8443
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the `kcel serve` options to `parser`."""
     parser.description = (
-        "Serve a validating admission webhook (AdmissionReview admission.k8s.io/v1 over HTTPS) that enforces "
-        "ValidatingAdmissionPolicies and their bindings from files, reloaded when they change."
+        "Serve admission webhooks (AdmissionReview admission.k8s.io/v1 over HTTPS) that enforce policies from files, "
+        "reloaded when they change: /validate answers with the ValidatingAdmissionPolicies and their bindings, "
+        "/mutate with the MutatingAdmissionPolicies (a JSON patch)."
     )
     files = parser.add_argument_group("policies")
     files.add_argument(
         "--policies", action="append", required=True, metavar="DIR",
-        help="file or directory of ValidatingAdmissionPolicy and Binding YAML/JSON (repeatable; recursive; "
-        "hidden entries such as ConfigMap volumes' ..data copies are skipped)",
+        help="file or directory of Validating- and MutatingAdmissionPolicy and Binding YAML/JSON (repeatable; "
+        "recursive; hidden entries such as ConfigMap volumes' ..data copies are skipped)",
     )  # fmt: skip
     files.add_argument(
         "--resources", action="append", default=[], metavar="DIR",
@@ -103,6 +105,10 @@ def run(args: argparse.Namespace) -> int:
 
     logs.configure(args.log_level)
     log = logging.getLogger("kcel.webhook")
+    missing_paths = [p for p in [*args.policies, *args.resources] if not Path(p).exists()]
+    if missing_paths:  # a typo would serve no policy at all, allowing everything
+        print(f"kcel serve: {missing_paths[0]}: no such file or directory", file=sys.stderr)
+        return 2
     if not args.insecure_http and not (args.cert and args.key):
         print("kcel serve: --cert and --key are required (or --insecure-http for local testing)", file=sys.stderr)
         return 2

@@ -146,10 +146,13 @@ def parse_review(body: bytes) -> Review:
 def _check_type_meta(document: Mapping[str, Any]) -> None:
     """Only admission.k8s.io/v1 is served; the ValidatingWebhookConfiguration must list admissionReviewVersions [v1]."""
     api_version, kind = document.get("apiVersion"), document.get("kind")
+    if api_version is None and kind is None:
+        raise ReviewError(400, f"the body is not an AdmissionReview: no apiVersion and kind (expected apiVersion "
+                               f"{API_VERSION!r} and kind {KIND!r}, as the API server sends)")  # fmt: skip
     if api_version != API_VERSION or kind != KIND:
-        raise ReviewError(
-            400, f"expected apiVersion {API_VERSION!r} and kind {KIND!r}, got apiVersion {api_version!r} kind {kind!r}"
-        )
+        found = ", ".join(f"{name} {value!r}" for name, value in (("apiVersion", api_version), ("kind", kind)) if value)
+        raise ReviewError(400, f"expected apiVersion {API_VERSION!r} and kind {KIND!r}, got {found} (the webhook "
+                               f"configuration must list admissionReviewVersions: [v1])")  # fmt: skip
 
 
 def _review(uid: str, request: dict[str, Any], body_size: int) -> Review:

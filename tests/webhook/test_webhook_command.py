@@ -25,3 +25,16 @@ def test_serve_without_a_server_package_exits_2_saying_what_to_install(
     assert main(["serve", "--policies", str(POLICIES), "--insecure-http", "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert err == f"kcel serve needs {package}: pip install 'kcel[serve]'\n"
+
+
+def test_serve_refuses_policies_that_do_not_exist(capsys: pytest.CaptureFixture[str]) -> None:
+    """A typo would serve no policy at all, allowing every request."""
+    assert main(["serve", "--policies", "nope/", "--insecure-http", "--port", "0"]) == 2
+    assert capsys.readouterr().err == "kcel serve: nope/: no such file or directory\n"
+
+
+def test_serve_help_names_both_webhooks(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "/validate" in text and "/mutate" in text and "MutatingAdmissionPolicies" in text

@@ -62,6 +62,7 @@ NO_UID = [
     (b"[" * 100_000, 400, "request body is not valid JSON"),  # deep nesting: RecursionError, not a crash
     (body({**review(), "apiVersion": "admission.k8s.io/v1beta1"}), 400, "expected apiVersion 'admission.k8s.io/v1'"),
     (body({**review(), "kind": "Pod"}), 400, "kind 'Pod'"),
+    (body({"spec": {}}), 400, "the body is not an AdmissionReview: no apiVersion and kind"),
     (body({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}), 400, "AdmissionReview has no request"),
     (body({**review(), "request": "x"}), 400, "request must be an object"),
     (body(review(uid=None)), 400, "request.uid is missing"),
