@@ -6,18 +6,16 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kcel import colour
 from kcel.env import Env
 from kcel.errors import CelError, CompileError
-from kcel.eval.display import cel_text, result_type
+from kcel.eval.display import cel_text, json_value, result_type
 from kcel.k8s.environment import NEWEST, add_version_option
 from kcel.parser import parse
 from kcel.parser.unparser import dump, unparse
-from kcel.values import OBJECTS, ListView, Optional, TypeValue
 
 if TYPE_CHECKING:
     from kcel.k8s.crds.validate import Report
@@ -346,7 +344,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise
     type_name = result_type(program.output_type, value)
     if args.output == "json":
-        record = {"value": _jsonable(value), "type": type_name, "cost": cost}
+        record = {"value": json_value(value), "type": type_name, "cost": cost}
         if args.explain:
             record["explanation"] = program.explain(variables).root.as_json()
         print(json.dumps(record))
@@ -695,7 +693,9 @@ def _variables(pairs: list[str], inputs: list[str]) -> dict[str, Any]:
             raise _UsageError(f"--var takes NAME=JSON, got {pair!r}")
         try:
             variables[name] = json.loads(text)
-        except json.JSONDecodeError:
+        except json.JSONDecodeError as err:
+            if text.lstrip()[:1] in ("[", "{", '"'):  # meant as JSON: say where it breaks, do not bind a string
+                raise _UsageError(f"--var {name}: not valid JSON: {err.msg} at column {err.colno}: {text!r}") from None
             variables[name] = text  # a bare word is a string
     for spec in inputs:
         name, sep, path = spec.partition("=")
@@ -717,22 +717,6 @@ def _load(path: str) -> Any:
     if len(documents) != 1:
         raise _UsageError(f"{path} holds {len(documents)} documents; a variable takes exactly one")
     return documents[0]
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, (list, tuple, ListView)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, OBJECTS.classes):  # a protobuf message, in protobuf's JSON
-        from google.protobuf import json_format
-
-        return json_format.MessageToDict(value, preserving_proto_field_name=True)
-    if isinstance(value, Mapping):  # a dict, or a kcel.values.CelMap (keys `true` and `1` kept apart)
-        return {cel_text(k) if not isinstance(k, str) else k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, bytes):
-        return value.decode("latin-1")
-    if isinstance(value, (Optional, TypeValue)) or not isinstance(value, (bool, int, float, str, type(None))):
-        return repr(value)
-    return value
 
 
 if __name__ == "__main__":

@@ -328,3 +328,13 @@ def test_validate_in_parallel_keeps_file_order(tmp_path: Path, capsys: pytest.Ca
     assert [line.split(":")[0] for line in two.out.splitlines() if line.startswith(str(tmp_path))] == sorted(
         line.split(":")[0] for line in two.out.splitlines() if line.startswith(str(tmp_path))
     )
+
+
+def test_a_var_meant_as_json_that_does_not_parse_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--var 'x=[1,2'` used to bind the string "[1,2"; a bare word stays a string."""
+    assert main(["eval", "--var", "x=[1,2", "x"]) == 2
+    assert "--var x: not valid JSON: Expecting ',' delimiter at column 5" in capsys.readouterr().err
+    assert main(["eval", "--var", "x=alice", "x"]) == 0
+    assert capsys.readouterr().out.startswith('"alice"')
+    assert main(["eval", "--decl", "x:lst(int)", "--var", "x=[1]", "x"]) == 2
+    assert "unknown type 'lst' (did you mean 'list'?)" in capsys.readouterr().err
