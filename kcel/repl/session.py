@@ -371,7 +371,8 @@ def _declare(session: Session, rest: str) -> str:
 def _delete(session: Session, rest: str) -> str:
     """Remove a name, unless a definition still uses it (the session would no longer build): then nothing changes."""
     state = session.state
-    for table in (state.lets, state.declarations, state.functions):
+    tables: tuple[dict[str, Any], ...] = (state.lets, state.declarations, state.functions)
+    for table in tables:
         if rest in table:
             kept = dict(table)
             del table[rest]
@@ -569,8 +570,10 @@ def _admission(session: Session, rest: str) -> str:
     session.state.schema = None
     session.state.admission["request"] = _request(session.state.admission)
     session.changed()
-    return ("admission mode: object, oldObject, request, params, namespaceObject, authorizer (set them with %object, "
-            "%old, %params)")
+    return (
+        "admission mode: object, oldObject, request, params, namespaceObject, authorizer (set them with %object, "
+        "%old, %params)"
+    )
 
 
 def _authorizer(request: Mapping[str, Any] | None) -> Any:

@@ -22,9 +22,8 @@ from kcel.k8s.admission.policyset import PolicySet
 from kcel.k8s.admission.request import request_from_objects
 from kcel.k8s.authorization.rbac import RBACAuthorizer
 from kcel.k8s.manifests.files import manifest_files
-from kcel.k8s.patch.diff import diff
-from kcel.suites.compare import check_map, check_texts, quote
-from kcel.suites.fields import Fields, SuiteError, Where, kind_of
+from kcel.suites.compare import check_map, check_object, check_texts, quote
+from kcel.suites.fields import Fields, SuiteError, Where, did_you_mean, kind_of, raise_every
 from kcel.suites.model import AdmissionExpect, Case, Mismatch, Suite
 
 EXPECT_KEYS = ("allowed", "message", "reason", "code", "warnings", "auditAnnotations", "patched", "patch")
@@ -46,7 +45,9 @@ def read_expect(value: Any, where: Where, path: fe.Path) -> AdmissionExpect:
     """`allowed`, `denied`, or a mapping: allowed, message (a text of it), reason, code, warnings, auditAnnotations."""
     if isinstance(value, str):
         if value not in SHORTHANDS:
-            raise SuiteError(where, path, f"must be allowed, denied or a mapping, not {value!r}")
+            raise SuiteError(
+                where, path, f"must be allowed, denied or a mapping, not {value!r}{did_you_mean(value, SHORTHANDS)}"
+            )
         return AdmissionExpect(SHORTHANDS[value])
     if not isinstance(value, Mapping):
         raise SuiteError(where, path, f"must be allowed, denied or a mapping, not {kind_of(value)}")
@@ -125,13 +126,14 @@ class AdmissionTarget:
 
 
 def _check_mutation(expect: AdmissionExpect, decision: Decision) -> list[Mismatch]:
-    """The mutated object must be the expected one exactly (the differences are shown as a JSON Patch)."""
+    """The mutated object must be the expected one exactly; the differences are shown as `stored`'s are, a unified
+    diff of the two objects' YAML (`-` expected, `+` actual), not a JSON Patch whose direction readers must guess."""
     mismatches = []
     if expect.patched is not None:
         if decision.patched is None:
             mismatches.append(Mismatch("patched", "a mutated object", "the object was not mutated"))
-        elif changes := diff(decision.patched, dict(expect.patched)):
-            mismatches.append(Mismatch("patched", "the object given", "it differs by " + json.dumps(changes)))
+        else:
+            mismatches += check_object("patched", dict(expect.patched), dict(decision.patched))
     if expect.patch is not None and [dict(op) for op in expect.patch] != list(decision.patch):
         mismatches.append(Mismatch("patch", json.dumps(list(expect.patch)), json.dumps(list(decision.patch))))
     return mismatches
@@ -144,26 +146,26 @@ def _verdict(decision: Decision) -> str:
 def prepare(suite: Suite, versions: tuple[str, ...]) -> AdmissionTarget:
     """Load and compile the suite's policies for each version; raises SuiteError naming the field at fault."""
     loaded = load(suite.policies)
-    _raise_first(suite.where, "policies", loaded.problems)
+    _raise_all(suite.where, "policies", loaded.problems)
     if not loaded.policies and not loaded.mutating_policies:
         message = "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in these files"
         raise SuiteError(suite.where, fe.Path.new("policies"), message)
     known = len(loaded.problems)
     load(suite.params, loaded)
-    _raise_first(suite.where, "params", loaded.problems[known:])
+    _raise_all(suite.where, "params", loaded.problems[known:])
     loaded.objects += [dict(obj) for obj in suite.objects]
     compiled = {}
     for version in versions:
         policies = PolicySet(loaded, version)
         at = f" (Kubernetes {version})" if len(versions) > 1 else ""
-        _raise_first(suite.where, "policies", [problem + at for problem in policies.problems])
+        _raise_all(suite.where, "policies", [problem + at for problem in policies.problems])
         compiled[version] = policies
     return AdmissionTarget(compiled, rbac_authorizer(suite))
 
 
-def _raise_first(where: Where, key: str, problems: list[str]) -> None:
-    if problems:
-        raise SuiteError(where, fe.Path.new(key), problems[0])
+def _raise_all(where: Where, key: str, problems: list[str]) -> None:
+    """Every problem of the files under `key`, each one shown."""
+    raise_every([SuiteError(where, fe.Path.new(key), problem) for problem in problems])
 
 
 def rbac_authorizer(suite: Suite) -> RBACAuthorizer | None:

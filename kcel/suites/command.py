@@ -31,8 +31,11 @@ examples:
   kcel test --k8s-version 1.36 -o junit examples/ > kcel-test.xml
   kcel test --update examples/widget.kcel-test.yaml   # record answers of new cases, rewrite failing ones
 
-exit status: 0 all passed (or no suite found, unless --require-suites), 1 a case failed, 2 a suite cannot be
-read (or bad usage)
+Every problem of every suite file is shown (file:line: where known); the suites (and cases) it concerns are
+left out and the others still run.
+
+exit status: 0 all passed (or no suite found, unless --require-suites), 1 a case failed, 2 a suite (or a case of
+it) cannot be read or prepared, whatever the other suites did (or bad usage)
 """
 
 
@@ -58,7 +61,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load every suite, stop with status 2 if any cannot be read, else run them; 0 passed, 1 failed."""
+    """Load every suite and run those that can be read; 0 passed, 1 failed, 2 a suite had a problem (each shown)."""
     from kcel.suites.loading import load_suites, suite_files
 
     try:
@@ -74,19 +77,28 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, [])  # the reports CI asked for, empty
     suites, problems = load_suites(files)
     if not args.update:
-        problems += _missing_expectations(suites)
-    if problems:
-        return _unreadable(args, problems)
-    return _run(args, suites)
+        suites, missing = _without_missing_expectations(suites)
+        problems += missing
+    return _run(args, suites, problems)
 
 
-def _missing_expectations(suites: list[Suite]) -> list[str]:
-    return [
-        f"{suite.where}: {case.path}: no expectation: give expect (or run kcel test --update to record the answer)"
-        for suite in suites
-        for case in suite.cases
-        if case.expect is None and not case.skip
-    ]
+def _without_missing_expectations(suites: list[Suite]) -> tuple[list[Suite], list[str]]:
+    """The suites without their cases that have no expectation (nothing to check their answers against: a problem
+    at each one's line, so that an editor or CI log opens it), the other cases still run."""
+    from dataclasses import replace
+
+    from kcel.k8s import field as fe
+    from kcel.suites.fields import SuiteError
+
+    problem = "no expectation: give expect (or run kcel test --update to record the answer)"
+    kept, problems = [], []
+    for suite in suites:
+        missing = {case.index for case in suite.cases if case.expect is None and not case.skip}
+        if missing:
+            errors = [SuiteError(suite.where, fe.Path.new("cases").index(i), problem) for i in sorted(missing)]
+            problems += [error.located() for error in errors]  # each at its case's line
+        kept.append(replace(suite, cases=tuple(case for case in suite.cases if case.index not in missing)))
+    return kept, problems
 
 
 def _selector(pattern: str | None) -> Callable[[Suite, Case], bool]:
@@ -98,11 +110,13 @@ def _selector(pattern: str | None) -> Callable[[Suite, Case], bool]:
     return selected
 
 
-def _run(args: argparse.Namespace, suites: list[Suite]) -> int:
+def _run(args: argparse.Namespace, suites: list[Suite], problems: list[str] | None = None) -> int:
+    """Run the suites that can be prepared; the problems (of reading, of preparing) are reported with the results."""
     from kcel.suites import reports, runner
 
-    plans, problems, deselected = runner.prepare(suites, _selector(args.pattern), args.k8s_version)
-    if problems:
+    plans, more, deselected = runner.prepare(suites, _selector(args.pattern), args.k8s_version)
+    problems = [*(problems or []), *more]
+    if problems and not plans:
         return _unreadable(args, problems)
     if args.output == "text":
         results = reports.print_text(runner.run(plans), args.verbose)
@@ -112,19 +126,26 @@ def _run(args: argparse.Namespace, suites: list[Suite]) -> int:
     if args.update:
         results, trouble = _update(results, args)
     summary = reports.Summary.of(results, deselected)
-    _write_junit(args, results)
+    _write_junit(args, results, problems)
     if args.output == "json":
-        print(json.dumps(reports.report_json(results, summary, trouble), indent=2))
+        print(json.dumps(reports.report_json(results, summary, problems + trouble), indent=2))
     elif args.output == "junit":
-        print(reports.junit_xml(results), end="")
+        print(reports.junit_xml(results, problems), end="")
     elif args.output in ("github", "sarif"):
-        _emit(args.output, reports.findings(results, trouble))
+        _emit(args.output, reports.findings(results, problems + trouble))
         print(summary.line(), file=sys.stderr)
     else:
-        for problem in trouble:
+        for problem in problems + trouble:
             print(f"error: {problem}", file=sys.stderr)
         print(summary.line())
+    if problems:
+        print(f"kcel test: {_count(problems)}; the suites and cases they concern were not run", file=sys.stderr)
+        return 2
     return 1 if summary.failed or trouble else 0
+
+
+def _count(problems: list[str]) -> str:
+    return f"{len(problems)} suite problem{'s' if len(problems) != 1 else ''}"
 
 
 def _update(results: list[Result], args: argparse.Namespace) -> tuple[list[Result], list[str]]:
@@ -159,7 +180,7 @@ def _write_junit(args: argparse.Namespace, results: list[Result], problems: list
 
 
 def _unreadable(args: argparse.Namespace, problems: list[str]) -> int:
-    """Suites that cannot be read or prepared: one line each, nothing run, exit status 2."""
+    """No suite can be read or prepared: a line for each problem, nothing run, exit status 2."""
     from kcel.suites import reports
 
     _write_junit(args, [], problems)
@@ -171,6 +192,5 @@ def _unreadable(args: argparse.Namespace, problems: list[str]) -> int:
         _emit(args.output, reports.findings([], problems))
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
-    count = len(problems)
-    print(f"kcel test: {count} suite problem{'s' if count != 1 else ''}; no case was run", file=sys.stderr)
+    print(f"kcel test: {_count(problems)}; no case was run", file=sys.stderr)
     return 2

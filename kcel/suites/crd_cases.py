@@ -16,7 +16,7 @@ from kcel.k8s.crds.crd import CRD
 from kcel.k8s.crds.objects import ObjectResult, validate_object
 from kcel.k8s.crds.validate import Catalog
 from kcel.suites.compare import check_object, check_texts, quote
-from kcel.suites.fields import Fields, SuiteError, Where, kind_of
+from kcel.suites.fields import Fields, SuiteError, Where, attempt, did_you_mean, kind_of, raise_every
 from kcel.suites.model import Case, CRDExpect, Mismatch, ObjectInput, Suite
 
 EXPECT_KEYS = ("valid", "errors", "reason", "warnings", "stored")
@@ -28,7 +28,9 @@ def read_expect(value: Any, where: Where, path: fe.Path) -> CRDExpect:
     """`valid`, `invalid`, or a mapping of valid, errors (texts the message contains), reason, warnings, stored."""
     if isinstance(value, str):
         if value not in SHORTHANDS:
-            raise SuiteError(where, path, f"must be valid, invalid or a mapping, not {value!r}")
+            raise SuiteError(
+                where, path, f"must be valid, invalid or a mapping, not {value!r}{did_you_mean(value, SHORTHANDS)}"
+            )
         return CRDExpect(SHORTHANDS[value])
     if not isinstance(value, Mapping):
         raise SuiteError(where, path, f"must be valid, invalid or a mapping, not {kind_of(value)}")
@@ -117,17 +119,20 @@ def prepare(suite: Suite, versions: tuple[str, ...]) -> CRDTarget:
         catalog = Catalog.load(suite.crds)
     except FileNotFoundError as err:
         raise SuiteError(suite.where, fe.Path.new("crds"), str(err)) from None
-    if catalog.problems:
-        raise SuiteError(suite.where, fe.Path.new("crds"), catalog.problems[0])
+    raise_every([SuiteError(suite.where, fe.Path.new("crds"), problem) for problem in catalog.problems])
     if not catalog.crds:
         raise SuiteError(suite.where, fe.Path.new("crds"), "no CustomResourceDefinition in these files")
-    found = {}
+    found: dict[int, CRD] = {}
+    errors: list[SuiteError] = []
     for case in suite.cases:
         if case.skip:
             continue  # a skipped case may be waiting for a CRD version that is not there yet
-        found[case.index] = _crd_of(case.sent, case, catalog, suite.where)
+        crd = attempt(errors, _crd_of, case.sent, case, catalog, suite.where)
         if case.old is not None:
-            _crd_of(case.old, case, catalog, suite.where)
+            attempt(errors, _crd_of, case.old, case, catalog, suite.where)
+        if crd is not None:
+            found[case.index] = crd
+    raise_every(errors)
     return CRDTarget(found)
 
 

@@ -2,16 +2,18 @@
 
 A suite is read without a JSON Schema validator: `Fields` checks each mapping's keys against the ones it
 knows and each value's shape, and raises `SuiteError` with a one-line message such as
-`suites/widget.kcel-test.yaml: document 0: cases[2].expect.errors[0]: must be a string`.
+`suites/widget.kcel-test.yaml: document 0: cases[2].expect.errors[0]: must be a string`. Reading goes on past a
+problem where it can (`attempt`), so that `SuiteErrors` brings every problem of a document at once; a misspelt key
+or word gets the nearest one it could be (`did_you_mean`).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from kcel.k8s import field as fe
 from kcel.k8s.manifests.yamltext import line_of
@@ -37,6 +39,50 @@ class SuiteError(ValueError):
         if line is None:
             return str(self)
         return f"{self.where.file}:{line}: document {self.where.document}: {self.detail}"
+
+    def every(self) -> tuple[SuiteError, ...]:
+        """The problems this error brings: itself (`SuiteErrors` brings several)."""
+        return (self,)
+
+
+class SuiteErrors(SuiteError):
+    """Several problems of one suite, found in one reading, so that a user fixes them all in one go; it reads as
+    its first problem where one SuiteError is expected."""
+
+    def __init__(self, errors: Sequence[SuiteError]) -> None:
+        self.errors = tuple(one for error in errors for one in error.every())
+        first = self.errors[0]
+        super().__init__(first.where, first.path, first.problem)
+
+    def every(self) -> tuple[SuiteError, ...]:
+        return self.errors
+
+
+def raise_every(errors: Sequence[SuiteError]) -> None:
+    """Raise the problems found, if any: one as itself, several together."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise SuiteErrors(errors)
+
+
+T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def attempt(errors: list[SuiteError], read: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
+    """`read(...)`, or None with its problems added to `errors`: reading goes on, to find the other problems too."""
+    try:
+        return read(*args, **kwargs)
+    except SuiteError as err:
+        errors.extend(err.every())
+        return None
+
+
+def did_you_mean(word: object, choices: Iterable[str]) -> str:
+    """` (did you mean valid?)` when a misspelt word is close to one of `choices`, else nothing."""
+    close = difflib.get_close_matches(str(word), list(choices), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 @dataclass(frozen=True)
@@ -91,11 +137,13 @@ class Fields:
     def known(self, keys: Iterable[str]) -> None:
         """Reject keys other than `keys` (a misspelt field must never be ignored silently)."""
         allowed = tuple(keys)
+        errors = []
         for key in self.data:
             if key not in allowed:
                 close = difflib.get_close_matches(str(key), allowed, n=1)
                 guess = f"did you mean {close[0]}? " if close else ""
-                raise self.error(str(key), f"unknown field ({guess}known here: {', '.join(allowed)})")
+                errors.append(self.error(str(key), f"unknown field ({guess}known here: {', '.join(allowed)})"))
+        raise_every(errors)
 
     def has(self, key: str) -> bool:
         return key in self.data
@@ -112,7 +160,7 @@ class Fields:
         if not isinstance(value, str):
             raise self.error(key, f"must be a string, not {kind_of(value)}")
         if choices and value not in choices:
-            raise self.error(key, f"must be one of {', '.join(choices)}, not {value!r}")
+            raise self.error(key, f"must be one of {', '.join(choices)}, not {value!r}{did_you_mean(value, choices)}")
         return value
 
     def boolean(self, key: str) -> bool | None:

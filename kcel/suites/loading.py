@@ -3,8 +3,9 @@
 Suites live in files named `*.kcel-test.yaml` (or `.yml`, or just `kcel-test.yaml`); a directory is searched
 recursively, hidden folders left out. A file is decoded as the API server decodes manifests (go-yaml v2), so
 inline objects mean what they would mean in a request. Every document is read completely before anything
-runs: an unknown field, a file that is missing or a case without an object stops that document with a
-message naming the file, the document and the field path.
+runs: an unknown field, a file that is missing or a case without an object makes that document a problem, with a
+message naming the file, the line, the document and the field path. Reading goes on past a problem, so that every
+problem of every document is shown at once.
 
 What a suite tests is named by one key (`SUBJECTS`): crds, policies, webhooks, devices, authentication or
 authorization. Cases of CRD, admission and webhook suites send an object (`object`, or the suite's `base` with a
@@ -27,10 +28,10 @@ from typing import Any
 from kcel.k8s import field as fe
 from kcel.k8s.environment import NEWEST, server_version
 from kcel.k8s.manifests.decoding import Document, decode_documents
-from kcel.k8s.manifests.files import manifest_files
+from kcel.k8s.manifests.files import is_suite, manifest_files
 from kcel.k8s.surfaces import dra
 from kcel.suites import admission_cases, crd_cases, surface_cases
-from kcel.suites.fields import Fields, SuiteError, Where, kind_of
+from kcel.suites.fields import Fields, SuiteError, Where, attempt, kind_of, raise_every
 from kcel.suites.model import (
     ADMISSION,
     AUTHENTICATION,
@@ -48,8 +49,6 @@ from kcel.suites.model import (
     TokenInput,
 )
 
-SUITE_SUFFIXES = (".kcel-test.yaml", ".kcel-test.yml")
-SUITE_NAMES = ("kcel-test.yaml", "kcel-test.yml")
 # The key that says what a suite tests: its kind, and what the key holds.
 SUBJECTS = {
     "crds": (CRD, "files of CRDs"), "policies": (ADMISSION, "admission policies"),
@@ -77,11 +76,9 @@ EXPECT_READERS: dict[str, Callable[[Any, Where, fe.Path], Expect]] = {
     CRD: crd_cases.read_expect, ADMISSION: admission_cases.read_expect, **surface_cases.EXPECT_READERS,
 }  # fmt: skip
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"
+# What the cases of a suite whose base cannot be read patch, so that their own problems are found too.
+UNREADABLE_BASE = ObjectInput({"apiVersion": "v1", "kind": "Unreadable"})
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
-
-
-def is_suite_file(path: Path) -> bool:
-    return path.name in SUITE_NAMES or path.name.endswith(SUITE_SUFFIXES)
 
 
 def suite_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -90,11 +87,11 @@ def suite_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     Raises:
         FileNotFoundError: a path that does not exist.
     """
-    return manifest_files(paths, is_suite_file)
+    return manifest_files(paths, is_suite)
 
 
 def load_suites(files: Iterable[Path]) -> tuple[list[Suite], list[str]]:
-    """Every suite of every file, and one line for each document (or file) that cannot be read."""
+    """Every suite of every file that can be read, and one line for each problem of the others."""
     suites: list[Suite] = []
     problems: list[str] = []
     for path in files:
@@ -105,6 +102,7 @@ def load_suites(files: Iterable[Path]) -> tuple[list[Suite], list[str]]:
 
 
 def load_file(path: Path) -> tuple[list[Suite], list[str]]:
+    """The suites of a file that can be read, and every problem of the others (`file:line:` where known)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -118,12 +116,13 @@ def load_file(path: Path) -> tuple[list[Suite], list[str]]:
         if document.error:
             problems.append(_located(document.error, where))
         elif document.strict_errors:
-            problems.append(f"{where}: {_duplicate_text(document.strict_errors[0])}")
+            problems += [_duplicate(line, document.line, where) for e in document.strict_errors for line in
+                         _duplicate_lines(e)]  # fmt: skip
         else:
             try:
                 suites.append(read_suite(document.value, where))
             except SuiteError as err:
-                problems.append(err.located(text))
+                problems += [one.located(text) for one in err.every()]
     return suites, problems
 
 
@@ -133,26 +132,53 @@ def _located(error: str, where: Where) -> str:
     return f"{match[1]}: document {where.document}: {match[2]}" if match else f"{where}: {error}"
 
 
-def _duplicate_text(strict_error: str) -> str:
-    """go-yaml's `yaml: unmarshal errors:\\n  line 3: key "a" already set in map`, on one line."""
-    return "; ".join(line.strip() for line in strict_error.splitlines()[1:]) or strict_error
+def _duplicate_lines(strict_error: str) -> list[str]:
+    """go-yaml's `yaml: unmarshal errors:\\n  line 3: key "a" already set in map`: one problem a line."""
+    return [line.strip() for line in strict_error.splitlines()[1:] if line.strip()] or [strict_error]
+
+
+def _duplicate(problem: str, first_line: int, where: Where) -> str:
+    """`line 3: key "a" already set in map` (a line of the document) as `file:LINE: document N: key "a" ...`."""
+    match = re.match(r"line (\d+): (.*)", problem, re.S)
+    if not match:
+        return f"{where}: {problem}"
+    return f"{where.file}:{first_line + int(match[1]) - 1}: document {where.document}: {match[2]}"
 
 
 # -- a suite ------------------------------------------------------------------------------------------------------
 
 
 def read_suite(value: Any, where: Where) -> Suite:
+    """A suite document; raises SuiteError, or SuiteErrors with every problem found (a problem in one field or case
+    does not hide those of the others)."""
     doc = Fields.of(value, where)
     kind = _kind(doc)
-    doc.known(SUITE_KEYS[kind])
+    errors: list[SuiteError] = []
+    attempt(errors, doc.known, SUITE_KEYS[kind])
     folder = where.file.parent
-    inputs = _suite_inputs(doc, kind, folder)
-    versions = read_versions(doc, "k8sVersion")
-    base = (_claim if kind == DEVICES else _object)(doc, "base", folder) if doc.has("base") else None
-    cases = tuple(_case(Fields.of(item, where, path), i, kind, base, folder) for i, (path, item) in
-                  enumerate(doc.items("cases", required=True)))  # fmt: skip
-    _unique_names(cases, where)
+    inputs = attempt(errors, _suite_inputs, doc, kind, folder)
+    versions = attempt(errors, read_versions, doc, "k8sVersion")
+    base = None
+    if doc.has("base"):
+        base = attempt(errors, _claim if kind == DEVICES else _object, doc, "base", folder) or UNREADABLE_BASE
+    cases = _cases(doc, kind, base, folder, errors)
+    raise_every(errors)
+    assert inputs is not None and versions is not None
     return Suite(where, kind, cases, versions, **inputs)
+
+
+def _cases(
+    doc: Fields, kind: str, base: ObjectInput | None, folder: Path, errors: list[SuiteError]
+) -> tuple[Case, ...]:
+    """The cases that can be read; the problems of the others go to `errors`."""
+    items = attempt(errors, lambda: list(doc.items("cases", required=True)))
+    cases = []
+    for index, (_, item) in enumerate(items or ()):
+        case = attempt(errors, _case, item, index, doc, kind, base, folder)
+        if case is not None:
+            cases.append(case)
+    errors += _duplicate_names(cases, doc.where)
+    return tuple(cases)
 
 
 def _kind(doc: Fields) -> str:
@@ -256,25 +282,46 @@ def _namespaces(doc: Fields) -> list[dict[str, Any]]:
     return found
 
 
-def _unique_names(cases: tuple[Case, ...], where: Where) -> None:
+def _duplicate_names(cases: list[Case], where: Where) -> list[SuiteError]:
+    """A case's name identifies it (`-k`, reports, `--update`): each name given twice is a problem."""
     seen: dict[str, int] = {}
+    errors = []
     for case in cases:
         if case.name in seen:
             problem = f"{case.name!r} is also the name of cases[{seen[case.name]}]"
-            raise SuiteError(where, case.path.child("name"), problem)
-        seen[case.name] = case.index
+            errors.append(SuiteError(where, case.path.child("name"), problem))
+        seen.setdefault(case.name, case.index)
+    return errors
 
 
 # -- a case -------------------------------------------------------------------------------------------------------
 
 
-def _case(fields: Fields, index: int, kind: str, base: ObjectInput | None, folder: Path) -> Case:
-    fields.known(CASE_KEYS[kind])
+def _case(item: Any, index: int, doc: Fields, kind: str, base: ObjectInput | None, folder: Path) -> Case:
+    """A case of the suite `doc`; its unknown keys, its expectation and the rest are read apart, so that each one's
+    problem shows."""
+    fields = Fields.of(item, doc.where, doc.at("cases").index(index))
+    errors: list[SuiteError] = []
+    attempt(errors, fields.known, CASE_KEYS[kind])
+    expect = attempt(errors, _expect, fields, kind)
+    case = attempt(errors, _case_request, fields, index, kind, base, folder, expect)
+    raise_every(errors)
+    assert case is not None
+    return case
+
+
+def _expect(fields: Fields, kind: str) -> Expect | None:
+    reader = EXPECT_READERS[kind]
+    return reader(fields.value("expect"), fields.where, fields.at("expect")) if fields.has("expect") else None
+
+
+def _case_request(
+    fields: Fields, index: int, kind: str, base: ObjectInput | None, folder: Path, expect: Expect | None
+) -> Case:
+    """What a case sends (an object and the request's options, or a surface's input), with its expectation."""
     name = fields.string("name") or f"cases[{index}]"
     given = SURFACE_INPUTS[kind](fields, base, folder) if kind in SURFACE_INPUTS else None
     sent, old = _request_objects(fields, base, folder) if given is None else (None, None)
-    reader = EXPECT_READERS[kind]
-    expect = reader(fields.value("expect"), fields.where, fields.at("expect")) if fields.has("expect") else None
     common: dict[str, Any] = dict(
         name=name, index=index, object=sent, old=old, expect=expect, skip=_skip(fields),
         versions=read_versions(fields, "k8sVersion"), namespace=fields.string("namespace"),

@@ -1,10 +1,10 @@
 """Preparing suites (loading their CRDs, compiling their policies or configurations) and running every case, one
 `Result` per version.
 
-Preparation comes first and for every suite, so that a suite whose CRD is missing or whose policy does not
-load stops the run before any case has run; then each selected case runs at each Kubernetes version it
-names (`--k8s-version` overrides them all) and its answer is checked against the expectation and recorded
-as the expectation it meets (what `--update` writes).
+Preparation comes first and for every suite, so that the problems of a suite whose CRD is missing or whose policy
+does not load are all known before any case runs (that suite is left out, the others run); then each selected case
+runs at each Kubernetes version it names (`--k8s-version` overrides them all) and its answer is checked against the
+expectation and recorded as the expectation it meets (what `--update` writes).
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ class Result:
 def prepare(
     suites: Iterable[Suite], selected: Callable[[Suite, Case], bool], override: str | None = None
 ) -> tuple[list[Plan], list[str], int]:
-    """A plan for every suite, the one-line problems of those that cannot run, and how many cases were left out."""
+    """A plan for every suite that can run, every problem of the others (a line each), and how many cases were left
+    out."""
     plans, problems, deselected = [], [], 0
     for suite in suites:
         cases = tuple(case for case in suite.cases if selected(suite, case))
@@ -78,7 +79,7 @@ def prepare(
         try:
             plans.append(Plan(suite, _target(suite, _all_versions(suite, override)), cases, override))
         except SuiteError as err:
-            problems.append(err.located())
+            problems += [one.located() for one in err.every()]
     return plans, problems, deselected
 
 

@@ -37,7 +37,7 @@ from kcel.k8s.surfaces.authentication import Authentication, Authenticators, Use
 from kcel.k8s.surfaces.authorization import Authorization, AuthorizationConfiguration
 from kcel.suites.admission_cases import admission_request, rbac_authorizer
 from kcel.suites.compare import check_map, quote
-from kcel.suites.fields import Fields, SuiteError, Where, kind_of
+from kcel.suites.fields import Fields, SuiteError, Where, did_you_mean, kind_of
 from kcel.suites.model import (
     AUTHENTICATION,
     AUTHORIZATION,
@@ -139,7 +139,7 @@ def read_authorization_expect(value: Any, where: Where, path: fe.Path) -> Author
         outcomes = fields.string_map("authorizers") or {}
         for name, outcome in outcomes.items():
             if outcome not in OUTCOMES:
-                problem = f"must be one of {', '.join(OUTCOMES)}, not {outcome!r}"
+                problem = f"must be one of {', '.join(OUTCOMES)}, not {outcome!r}{did_you_mean(outcome, OUTCOMES)}"
                 raise SuiteError(where, fields.at("authorizers").key(name), problem)
         authorizers = outcomes
     elif fields.has("authorizers"):

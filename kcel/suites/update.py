@@ -87,7 +87,7 @@ def apply(found: Sequence[Change], stream: TextIO) -> tuple[set[str], list[str]]
 
 
 def rewrite(text: str, found: Iterable[Change]) -> str:
-    """The text with each change's `expect:` replaced or added."""
+    """The text with each change's `expect:` replaced or added; every other character is kept."""
     edits: list[tuple[int, int, str]] = []
     for change in found:
         offset, chunk, root = compose_document(text, change.document)
@@ -99,30 +99,75 @@ def rewrite(text: str, found: Iterable[Change]) -> str:
 
 
 def _edit(chunk: str, root: Node | None, change: Change) -> tuple[int, int, str]:
-    cases = value_of(root, "cases")
-    if not isinstance(cases, SequenceNode) or change.index >= len(cases.value):
-        raise ValueError(f"cases[{change.index}] not found")
-    case = cases.value[change.index]
-    if not isinstance(case, MappingNode) or not case.value:
-        raise ValueError(f"cases[{change.index}] is not a mapping")
+    """Where in the document's text the new `expect:` goes (start, end) and its text."""
+    case = _case_node(root, change.index)
     key, value = key_of(case, "expect"), value_of(case, "expect")
-    if case.flow_style:
-        rendered = f"expect: {json.dumps(change.expect, ensure_ascii=False)}"
+    if case.flow_style:  # `- {name: a, patch: {...}}`: the expectation joins the mapping, on its line
+        rendered, _ = _rendered(change.expect, "", "", flow=True)
         if key and value:
             return key.start_mark.index, end_of(chunk, value), rendered
-        closing = chunk.rindex("}", 0, case.end_mark.index)
-        return closing, closing, f", {rendered}"
+        end = end_of(chunk, case.value[-1][1])
+        return end, end, f", {rendered}"
+    newline = "\r\n" if "\r\n" in chunk else "\n"
     indent = " " * case.value[0][0].start_mark.column
-    rendered = _block(change.expect, indent)
-    if key and value:
-        return key.start_mark.index, end_of(chunk, value), rendered
-    end = end_of(chunk, case)
-    return end, end, f"\n{indent}{rendered}"
+    if key is None or value is None:  # after the case's last line, whatever comment ends that line
+        end = _line_end(chunk, end_of(chunk, case))
+        head, body = _rendered(change.expect, indent, newline, flow=False)
+        return end, end, f"{newline}{indent}{head}{body}"
+    return _replaced(chunk, key, value, _rendered(change.expect, indent, newline, _is_flow(value)))
 
 
-def _block(value: Any, indent: str) -> str:
-    """`expect: valid`, or `expect:` and the value's YAML indented under it."""
+def _case_node(root: Node | None, index: int) -> MappingNode:
+    cases = value_of(root, "cases")
+    if not isinstance(cases, SequenceNode) or index >= len(cases.value):
+        raise ValueError(f"cases[{index}] not found")
+    case = cases.value[index]
+    if not isinstance(case, MappingNode) or not case.value:
+        raise ValueError(f"cases[{index}] is not a mapping")
+    return case
+
+
+def _replaced(chunk: str, key: Node, value: Node, rendered: tuple[str, str]) -> tuple[int, int, str]:
+    """Replace `expect:` and its old value, up to the end of the value's last line. The comment ending the
+    `expect:` line (or the one-line value's line) stays on the `expect:` line, and so do the comment lines between
+    it and a value below it; only comments within the old value's own lines go with it."""
+    head, body = rendered
+    content_end = end_of(chunk, value)
+    end = _line_end(chunk, content_end)
+    if value.start_mark.line == key.start_mark.line:  # `expect: {errors: [x]}   # why`
+        kept = chunk[content_end:end]
+        return key.start_mark.index, end, head + (kept if "#" in kept else "") + body
+    colon = chunk.index(":", key.end_mark.index) + 1
+    line_end = _line_end(chunk, colon)
+    comment = chunk[colon:line_end]
+    between = chunk[line_end : _break_before(chunk, value.start_mark.index)]
+    return key.start_mark.index, end, head + (comment if "#" in comment else "") + between + body
+
+
+def _line_end(chunk: str, index: int) -> int:
+    """Where the line holding `index` ends (before its line break)."""
+    end = chunk.find("\n", index)
+    if end < 0:
+        return len(chunk)
+    return end - 1 if end > index and chunk[end - 1] == "\r" else end
+
+
+def _break_before(chunk: str, index: int) -> int:
+    """Where the line break before the line holding `index` starts."""
+    found = chunk.rfind("\n", 0, index)
+    return found - 1 if found > 0 and chunk[found - 1] == "\r" else found
+
+
+def _is_flow(node: Node) -> bool:
+    return isinstance(node, (MappingNode, SequenceNode)) and bool(node.flow_style)
+
+
+def _rendered(value: Any, indent: str, newline: str, flow: bool) -> tuple[str, str]:
+    """The `expect:` line and the lines below it: `expect: valid`, `expect: {...}` in the style of an old flow
+    expectation, or `expect:` with the value's YAML indented under it."""
     if isinstance(value, str):
-        return f"expect: {value}"
-    body = yaml.safe_dump(value, default_flow_style=False, sort_keys=False, allow_unicode=True, width=1_000_000)
-    return "expect:" + "".join(f"\n{indent}  {line}" for line in body.splitlines())
+        return f"expect: {value}", ""
+    if flow:
+        return f"expect: {json.dumps(value, ensure_ascii=False)}", ""
+    text = yaml.safe_dump(value, default_flow_style=False, sort_keys=False, allow_unicode=True, width=1_000_000)
+    return "expect:", "".join(f"{newline}{indent}  {line}" for line in text.splitlines())

@@ -24,18 +24,17 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from kcel.k8s.admission import RequestError
+from kcel.k8s.admission.response import DecisionLike, review_response
 from kcel.webhook.metrics import Metrics
 from kcel.webhook.policies import Outcome, PolicyStore, Served
 from kcel.webhook.review import (
     MAX_BODY_BYTES,
-    DecisionLike,
     Review,
     ReviewError,
     encode,
     failure_decision,
     invalid_decision,
     parse_review,
-    review_response,
     status_body,
 )
 from kcel.webhook.tls import CertReloader

@@ -155,3 +155,22 @@ def test_the_schema_ships_in_the_package() -> None:
     project = tomllib.loads((EXAMPLES.parent / "pyproject.toml").read_text(encoding="utf-8"))
     assert "suites/*.json" in project["tool"]["setuptools"]["package-data"]["kcel"]
     assert json.loads(SCHEMA.read_text(encoding="utf-8"))["title"] == "kcel test suite"
+
+
+def test_a_wrong_patched_object_is_shown_as_a_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`patched` fails as `stored` does: a unified diff of the objects, `-` expected and `+` actual."""
+    copy = tmp_path / "mutating"
+    shutil.copytree(EXAMPLES / "admission" / "mutating", copy)
+    suite = copy / "mutating.kcel-test.yaml"
+    text = suite.read_text()
+    assert text.count("labels: {example.com/team: payments}") == 1
+    suite.write_text(text.replace("labels: {example.com/team: payments}", "labels: {example.com/team: billing}"))
+    status, out, _ = run(capsys, str(suite))
+    assert status == 1
+    lines = out.splitlines()
+    at = lines.index(f"FAIL {suite}::a new Deployment gets the sidecar and the team label")
+    assert lines[at + 1 : at + 4] == ["  patched (- expected, + actual)", "    --- expected", "    +++ actual"]
+    diff = lines[at + 4 : lines.index(f"  at {suite}:16")]
+    assert [line for line in diff if line.startswith(("    -", "    +"))] == [
+        "    -    example.com/team: billing", "    +    example.com/team: payments"
+    ]  # fmt: skip

@@ -1,4 +1,5 @@
-"""Suites that cannot be read: each gives one line naming the file, the document and the field, and nothing runs."""
+"""Suites that cannot be read: each problem gives one line naming the file, its line, the document and the field; the
+suites that can be read still run, and the exit status is 2."""
 
 from __future__ import annotations
 
@@ -21,15 +22,21 @@ def line(path: Path, text: str) -> int:
     return next(i for i, content in enumerate(path.read_text().splitlines(), 1) if text in content)
 
 
-def problem_of(tmp_path: Path, capsys: pytest.CaptureFixture[str], *documents: Any) -> str:
-    """Write a suite, run it, and return the one problem line (after checking that nothing ran)."""
+def problems_of(tmp_path: Path, capsys: pytest.CaptureFixture[str], *documents: Any) -> list[str]:
+    """Write a suite, run it, and return its problem lines (after checking that nothing ran)."""
     suite = write(widget_folder(tmp_path) / "s.kcel-test.yaml", *documents)
     status, out, err = run(capsys, str(suite))
     assert (status, out) == (2, "")
     lines = err.splitlines()
-    assert lines[-1] == "kcel test: 1 suite problem; no case was run"
-    assert len(lines) == 2 and lines[0].startswith("error: ")
-    return lines[0].removeprefix("error: ").replace(str(tmp_path), "T")
+    count = len(lines) - 1
+    assert lines[-1] == f"kcel test: {count} suite problem{'s' if count > 1 else ''}; no case was run"
+    assert all(line.startswith("error: ") for line in lines[:-1])
+    return [line.removeprefix("error: ").replace(str(tmp_path), "T") for line in lines[:-1]]
+
+
+def problem_of(tmp_path: Path, capsys: pytest.CaptureFixture[str], *documents: Any) -> str:
+    """The first problem line of a suite (the others are those its problem leads to: a case left without object)."""
+    return problems_of(tmp_path, capsys, *documents)[0]
 
 
 def test_bad_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -42,8 +49,12 @@ def test_bad_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_bad_yaml_in_a_later_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = {"crds": "widget-crd.yaml", "cases": [{**CASE, "object": WIDGET}]}
-    line = problem_of(tmp_path, capsys, good, "crds: [\n")
-    assert line.startswith("T/s.kcel-test.yaml:") and ": document 1: invalid YAML" in line
+    suite = write(widget_folder(tmp_path) / "s.kcel-test.yaml", good, "crds: [\n")
+    status, out, err = run(capsys, str(suite))
+    assert (status, out) == (2, "1 passed, 0 failed\n")  # the first document still runs
+    problem, last = err.splitlines()
+    assert problem.startswith(f"error: {suite}:") and ": document 1: invalid YAML" in problem
+    assert last == "kcel test: 1 suite problem; the suites and cases they concern were not run"
 
 
 def test_unknown_field_in_a_case(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,11 +102,18 @@ def test_a_case_with_neither_object_nor_expectation(tmp_path: Path, capsys: pyte
 
 
 def test_a_case_without_expectation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    suite = {"crds": "widget-crd.yaml", "base": WIDGET, "cases": [CASE, {"name": "b"}]}
-    assert problem_of(tmp_path, capsys, suite) == (
-        "T/s.kcel-test.yaml: document 0: cases[1]: no expectation: give expect (or run kcel test --update to record "
-        "the answer)"
+    """The problem is at the case's line; the suite's other cases still run."""
+    cases = [CASE, {"name": "b"}, {"name": "c"}]
+    suite = write(
+        widget_folder(tmp_path) / "s.kcel-test.yaml", {"crds": "widget-crd.yaml", "base": WIDGET, "cases": cases}
     )
+    status, out, err = run(capsys, str(suite))
+    assert (status, out) == (2, "1 passed, 0 failed\n")
+    assert err.splitlines() == [
+        *(f"error: {suite}:{line(suite, f'- name: {name}')}: document 0: cases[{index}]: no expectation: give expect "
+          "(or run kcel test --update to record the answer)" for index, name in ((1, "b"), (2, "c"))),
+        "kcel test: 2 suite problems; the suites and cases they concern were not run",
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -169,21 +187,102 @@ def test_an_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_duplicate_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = "crds: widget-crd.yaml\ncrds: widget-crd.yaml\ncases: []\n"
-    assert problem_of(tmp_path, capsys, text) == 'T/s.kcel-test.yaml: document 0: line 2: key "crds" already set in map'
+    """Each duplicate at its line of the file, in whichever document; a case that is no mapping hides no other."""
+    text = "crds: widget-crd.yaml\ncrds: widget-crd.yaml\ncases: []\ncases: []\n"
+    assert problems_of(tmp_path, capsys, "crds: widget-crd.yaml\ncases: [1, {name: a}]\nk8sVersion: 1\n", text) == [
+        "T/s.kcel-test.yaml:3: document 0: k8sVersion: must be a string, not the number 1 (quote it: YAML reads 1.30 "
+        'as 1.3, "1.30" as 1.30)',
+        "T/s.kcel-test.yaml:2: document 0: cases[0]: must be a mapping, not a number",
+        "T/s.kcel-test.yaml:2: document 0: cases[1]: no object: give object (or patch, with the suite's base)",
+        'T/s.kcel-test.yaml:6: document 1: key "crds" already set in map',
+        'T/s.kcel-test.yaml:8: document 1: key "cases" already set in map',
+    ]
 
 
-def test_every_problem_is_listed_and_nothing_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_problem_is_listed_and_the_other_suites_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = widget_folder(tmp_path)
     write(folder / "good.kcel-test.yaml", {"crds": "widget-crd.yaml", "base": WIDGET, "cases": [CASE]})
-    write(folder / "bad.kcel-test.yaml", {"crds": "widget-crd.yaml", "cases": [CASE]}, {"crds": "nope.yaml"})
+    bad = write(folder / "bad.kcel-test.yaml", {"crds": "widget-crd.yaml", "cases": [CASE]}, {"crds": "nope.yaml"})
     status, out, err = run(capsys, str(folder))
-    assert (status, out) == (2, "")
-    bad = folder / "bad.kcel-test.yaml"
+    assert (status, out) == (2, "1 passed, 0 failed\n")
     assert [text.split(": document")[0] for text in err.splitlines()[:-1]] == [
-        f"error: {bad}:{line(bad, '- name: a')}", f"error: {bad}:{line(bad, 'crds: nope.yaml')}"
+        f"error: {bad}:{line(bad, '- name: a')}", f"error: {bad}:{line(bad, 'crds: nope.yaml')}",
+        f"error: {bad}",  # and it has no cases (no line to point at)
     ]  # fmt: skip
-    assert err.splitlines()[-1] == "kcel test: 2 suite problems; no case was run"
+    assert err.splitlines()[-1] == "kcel test: 3 suite problems; the suites and cases they concern were not run"
+
+
+def test_every_problem_of_a_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A problem does not hide the next: unknown keys, each case's problems, names given twice, all at their lines."""
+    text = """\
+crds: [widget-crd.yaml, nope.yaml]
+extra: 1
+base: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w1}}
+cases:
+  - name: a
+    objekt: {}
+    expect: vaild
+  - name: b
+    expect: valid
+    patch: {spec: {replicas: 5}}
+  - {name: c, colour: blue, expect: {valid: true, eror: x}}
+  - {name: b, expect: valid}
+"""
+    assert problems_of(tmp_path, capsys, text) == [
+        "T/s.kcel-test.yaml:2: document 0: extra: unknown field (known here: crds, k8sVersion, base, cases)",
+        "T/s.kcel-test.yaml:1: document 0: crds[1]: T/nope.yaml: no such file or directory",
+        "T/s.kcel-test.yaml:6: document 0: cases[0].objekt: unknown field (did you mean object? known here: name, "
+        "object, patch, old, update, expect, skip, k8sVersion, namespace, subresource, fieldValidation)",
+        "T/s.kcel-test.yaml:7: document 0: cases[0].expect: must be valid, invalid or a mapping, not 'vaild' (did you "
+        "mean valid?)",
+        "T/s.kcel-test.yaml:11: document 0: cases[2].colour: unknown field (known here: name, object, patch, old, "
+        "update, expect, skip, k8sVersion, namespace, subresource, fieldValidation)",
+        "T/s.kcel-test.yaml:11: document 0: cases[2].expect.eror: unknown field (did you mean errors? known here: "
+        "valid, errors, reason, warnings, stored)",
+        "T/s.kcel-test.yaml:12: document 0: cases[3].name: 'b' is also the name of cases[1]",
+    ]
+
+
+def test_problems_found_preparing_suites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every case whose object no CRD serves, not only the first."""
+    gizmo = {**WIDGET, "kind": "Gizmo"}
+    suite = {"crds": "widget-crd.yaml", "cases": [{**CASE, "object": gizmo}, {"name": "b", "object": gizmo,
+                                                                            "expect": "valid"}]}  # fmt: skip
+    found = problems_of(tmp_path, capsys, suite)
+    lines = [
+        n for n, text in enumerate((tmp_path / "s.kcel-test.yaml").read_text().splitlines(), 1) if "object:" in text
+    ]
+    assert found == [
+        f"T/s.kcel-test.yaml:{n}: document 0: cases[{i}].object: no CRD in crds serves apiVersion example.com/v1, "
+        "kind Gizmo"
+        for i, n in enumerate(lines)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("case", "problem"),
+    [
+        ({"expect": "Valid"}, "cases[0].expect: must be valid, invalid or a mapping, not 'Valid' (did you mean "
+                              "valid?)"),
+        ({"expect": {"vaild": True}}, "cases[0].expect.vaild: unknown field (did you mean valid? known here"),
+        ({"fieldValidation": "strict"}, "cases[0].fieldValidation: must be one of Strict, Warn, Ignore, not 'strict' "
+                                        "(did you mean Strict?)"),
+        ({"expect": {"valid": False, "reason": "invalid"}}, "cases[0].expect.reason: must be one of Invalid, "
+                                                            "BadRequest, not 'invalid' (did you mean Invalid?)"),
+        ({"expect": "nonsense"}, "cases[0].expect: must be valid, invalid or a mapping, not 'nonsense'"),
+    ],
+)  # fmt: skip
+def test_did_you_mean(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: Any, problem: str) -> None:
+    suite = {"crds": "widget-crd.yaml", "base": WIDGET, "cases": [{"name": "a", **case}]}
+    found = problem_of(tmp_path, capsys, suite)
+    assert f": document 0: {problem}" in found and found.count("did you mean") == problem.count("did you mean")
+
+
+def test_did_you_mean_an_admission_word(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = {"policies": "widget-crd.yaml", "base": WIDGET, "cases": [{"name": "a", "expect": "alowed"}]}
+    assert problem_of(tmp_path, capsys, suite).endswith(
+        ": document 0: cases[0].expect: must be allowed, denied or a mapping, not 'alowed' (did you mean allowed?)"
+    )
 
 
 def test_unreadable_suites_in_json_and_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -244,3 +343,22 @@ def test_the_schema_rejects_malformed_suites(suite: Any) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     validator = jsonschema.Draft7Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
     assert not validator.is_valid(suite)
+
+
+def test_the_readable_suites_run_in_every_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """JSON, JUnit and --update: the problems beside the results of the suites that ran, exit status 2."""
+    folder = widget_folder(tmp_path)
+    good = write(folder / "good.kcel-test.yaml", {"crds": "widget-crd.yaml", "base": WIDGET,
+                                                  "cases": [CASE, {"name": "new"}]})  # fmt: skip
+    bad = write(folder / "bad.kcel-test.yaml", {"crds": "widget-crd.yaml", "cases": [{**CASE, "objekt": 1}]})
+    status, out, _ = run(capsys, "-o", "json", str(folder))
+    report = json.loads(out)
+    assert status == 2 and [r["case"] for r in report["results"]] == ["a"]
+    assert [p.split(": document 0: ")[1].split(":")[0] for p in report["problems"]] == [
+        "cases[0].objekt", "cases[0]", "cases[1]"
+    ]  # fmt: skip
+    status, out, _ = run(capsys, "-o", "junit", str(folder))
+    assert status == 2 and 'tests="4"' in out and 'errors="3"' in out
+    status, out, err = run(capsys, "--update", str(folder))
+    assert status == 2 and out.endswith("1 passed, 0 failed, 1 recorded\n") and f"error: {bad}:" in err
+    assert "expect:" in good.read_text().split("name: new")[1]

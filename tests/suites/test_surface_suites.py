@@ -58,11 +58,12 @@ def failure_lines(capsys: pytest.CaptureFixture[str], path: Path, name: str) -> 
 
 
 def problem(capsys: pytest.CaptureFixture[str], path: Path, tmp_path: Path) -> str:
-    """The one problem line of a suite that cannot be read or prepared (nothing runs)."""
+    """The first problem line of a suite that cannot be read or prepared (nothing runs)."""
     status, out, err = run(capsys, str(path))
     assert (status, out) == (2, "")
     lines = err.splitlines()
-    assert len(lines) == 2 and lines[-1] == "kcel test: 1 suite problem; no case was run", err
+    count = len(lines) - 1
+    assert lines[-1] == f"kcel test: {count} suite problem{'s' if count > 1 else ''}; no case was run", err
     return lines[0].removeprefix("error: ").replace(str(tmp_path), "T")
 
 

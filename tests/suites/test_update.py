@@ -142,3 +142,80 @@ def test_rewrite_in_later_documents() -> None:
     text = "crds: a\ncases:\n- name: a\n---\n# second\ncrds: b\ncases:\n- name: b\n  patch: {}\n"
     change = Change(Path("x"), 1, 0, "x::b", {"errors": ["e"]}, True)
     assert rewrite(text, [change]) == text + "  expect:\n    errors:\n    - e\n"
+
+
+# -- only the expectations recorded change: comments, flow style, quoting, blank lines and key order stay ---------
+
+KEPT = """\
+# yaml-language-server: $schema=../kcel/suites/schema.json
+crds: widget-crd.yaml   # the CRD
+base:
+  apiVersion: "example.com/v1"
+  kind: Widget
+  metadata: {name: w1}   # flow, kept
+  spec: {replicas: 2, maxReplicas: 3, mode: Safe, containers: [{name: app, image: 'registry.example.com/app:1.2'}]}
+cases:
+  # passing, untouched
+  - name: 'valid'         # a quoted name
+    expect: valid         # unchanged
+
+  - name: new one
+    patch: {spec: {replicas: 5}}   # too many: this comment stays on its line
+
+  # the failing one
+  - name: failing
+    expect:   # the answer was wrong
+      # the message
+      errors: [nope]
+    fieldValidation: Strict    # after the expectation
+
+  - name: failing flow
+    patch: {spec: {replicas: 5}}
+    expect: {valid: false, errors: [nope]}   # a flow expectation stays in flow style
+  - {name: flow case, patch: {spec: {replicas: 9}}}   # a flow case
+  - name: "last"
+    update: {spec: {mode: Fast}}
+    expect: {errors: [mode is immutable]}   # passes
+"""
+ERROR = "spec: Invalid value: replicas must not exceed maxReplicas in Safe mode"
+
+
+def test_update_changes_only_the_expectations_it_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = widget_folder(tmp_path) / "s.kcel-test.yaml"
+    suite.write_text(KEPT)
+    status, out, err = run(capsys, "--update", str(suite))
+    assert (status, err) == (0, "") and out.endswith("2 passed, 0 failed, 4 recorded\n")
+    expected = KEPT
+    for old, new in [
+        ("# too many: this comment stays on its line\n",
+         f"# too many: this comment stays on its line\n    expect:\n      errors:\n      - '{ERROR}'\n"),
+        ("expect:   # the answer was wrong\n      # the message\n      errors: [nope]\n",
+         "expect: valid   # the answer was wrong\n      # the message\n"),
+        ("expect: {valid: false, errors: [nope]}   #", f'expect: {{"errors": ["{ERROR}"]}}   #'),
+        ("{name: flow case, patch: {spec: {replicas: 9}}}", f'{{name: flow case, patch: {{spec: {{replicas: 9}}}}, '
+                                                            f'expect: {{"errors": ["{ERROR}"]}}}}'),
+    ]:  # fmt: skip
+        assert expected.count(old) == 1
+        expected = expected.replace(old, new)
+    assert suite.read_text() == expected
+    assert run(capsys, str(suite))[:2] == (0, "6 passed, 0 failed\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "updated"),
+    [
+        ("cases:\r\n- name: a   # windows\r\n  patch: {}  # p\r\n- name: b\r\n",
+         "cases:\r\n- name: a   # windows\r\n  patch: {}  # p\r\n  expect:\r\n    errors:\r\n    - e\r\n- name: b\r\n"),
+        ("cases:\n- {name: a,\n   patch: {}, }\n",
+         'cases:\n- {name: a,\n   patch: {}, expect: {"errors": ["e"]}, }\n'),
+        ("cases:\n- name: a\n  expect:   # why\n\n    errors: [x]  # old\n  # next\n  patch: {}\n",
+         "cases:\n- name: a\n  expect:   # why\n\n    errors:\n    - e\n  # next\n  patch: {}\n"),
+        ("cases:\n- name: a\n  expect: valid   # why\n",
+         "cases:\n- name: a\n  expect:   # why\n    errors:\n    - e\n"),
+        ("cases:\n- name: a\n  patch: |\n    text\n\n# end\n",
+         "cases:\n- name: a\n  patch: |\n    text\n  expect:\n    errors:\n    - e\n\n# end\n"),
+    ],
+)  # fmt: skip
+def test_rewrite_keeps_the_text_around(text: str, updated: str) -> None:
+    """Line breaks as the file has them, a flow case's trailing comma, the comments of the `expect:` line."""
+    assert rewrite(text, [Change(Path("x"), 0, 0, "x::a", {"errors": ["e"]}, False)]) == updated

@@ -8,17 +8,16 @@ from typing import Any
 
 import pytest
 
+from kcel.k8s.admission.response import audit_key, review_response
 from kcel.webhook.app import parse_go_duration
 from kcel.webhook.review import (
     MAX_BODY_BYTES,
     MAX_OBJECT_BYTES,
     ReviewError,
     ServerDecision,
-    audit_key,
     failure_decision,
     invalid_decision,
     parse_review,
-    review_response,
     status_body,
 )
 

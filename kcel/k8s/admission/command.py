@@ -45,8 +45,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_request_options(parser)
     add_version_option(parser)
-    parser.add_argument("--verbose", "-v", action="store_true",
-                        help="show each policy, binding and param's outcome, and why those that did not apply did not")
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="show each policy, binding and param's outcome, and why those that did not apply did not",
+    )
     parser.add_argument("--fail-on-unmatched", action="store_true",
                         help="exit 1 when no policy applied to an object (by default a warning)")  # fmt: skip
     parser.add_argument(

@@ -87,6 +87,22 @@ def load(paths: Iterable[str | os.PathLike[str]], loaded: Loaded | None = None) 
     return loaded
 
 
+def load_documents(documents: str | Iterable[Mapping[str, Any]], loaded: Loaded | None = None,
+                   source: str = "<manifests>") -> Loaded:  # fmt: skip
+    """Manifests already in memory into `loaded`: YAML or JSON text (several documents), or decoded objects."""
+    loaded = loaded if loaded is not None else Loaded()
+    if isinstance(documents, str):
+        for document in decode_documents(documents, source):
+            if document.error:
+                loaded.problems.append(document.error)
+            elif document.value is not None:
+                _add(document.value, f"{source}: document {document.index}", fe.Path(), loaded)
+        return loaded
+    for index, value in enumerate(documents):
+        _add(value, f"{source}: document {index}", fe.Path(), loaded)
+    return loaded
+
+
 def load_schema_files(paths: Iterable[Path]) -> tuple[list[dict[str, Any]], list[str]]:
     """OpenAPI v3 documents (`kubectl get --raw /openapi/v3/apis/apps/v1` saved to a file), and the problems."""
     documents: list[dict[str, Any]] = []

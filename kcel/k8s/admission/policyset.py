@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from kcel.k8s.admission.compilation import Compiled, CompiledPolicy, Environment
 from kcel.k8s.admission.decision import Decision
 from kcel.k8s.admission.dispatch import Admission, Resources
 from kcel.k8s.admission.evaluation import Meter
-from kcel.k8s.admission.loading import Loaded, load, load_schema_files
+from kcel.k8s.admission.loading import Loaded, load, load_documents, load_schema_files
 from kcel.k8s.admission.model import APPLY_CONFIGURATION, JSON_PATCH, Binding, MutatingBinding, MutatingPolicy
 from kcel.k8s.admission.mutation import (
     CompiledMutatingPolicy,
@@ -120,6 +120,23 @@ class PolicySet:
         schema_files, problems = load_schema_files([Path(p) for p in schemas])
         loaded.problems += problems
         return cls(loaded, k8s_version, schema_files)
+
+    @classmethod
+    def from_manifests(
+        cls,
+        policies: str | Iterable[Mapping[str, Any]],
+        *,
+        resources: str | Iterable[Mapping[str, Any]] = (),
+        k8s_version: str | None = None,
+    ) -> PolicySet:
+        """Policies and bindings (with params, Namespaces and CRDs in `resources`) already in memory: YAML or JSON
+        text, or decoded objects, as a program that builds or fetches them has them.
+
+        >>> PolicySet.from_manifests([]).warnings
+        ['no ValidatingAdmissionPolicy or MutatingAdmissionPolicy was loaded']
+        """
+        loaded = load_documents(policies, source="<policies>")
+        return cls(load_documents(resources, loaded, source="<resources>"), k8s_version)
 
     def admit(
         self, request: Mapping[str, Any], *, authorizer: Authorizer | None = None, deadline: float | None = None
