@@ -44,7 +44,9 @@ def _field_line(file: str, document: int, elements: tuple[tuple[str, str], ...])
 
 @cache
 def _text(file: str) -> str:
-    return Path(file).read_text(encoding="utf-8")
+    from kcel.k8s.manifests.files import STDIN
+
+    return (STDIN if file == "-" else Path(file)).read_text(encoding="utf-8")  # `-`: what stdin held, read once
 
 
 @cache

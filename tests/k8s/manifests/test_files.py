@@ -37,3 +37,14 @@ def test_a_document_that_is_no_object_is_one_error(tmp_path: Path, capsys: pytes
     assert main(["check", str(listed)]) == 1
     err = capsys.readouterr().err
     assert err.count(f"{listed}: document 0") == 1 and "skipped" not in err
+
+
+def test_fields_read_from_standard_input_keep_their_lines() -> None:
+    import subprocess
+    import sys
+
+    widget = (EXAMPLES / "widget.yaml").read_text(encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "kcel.cli", "validate", "--crd", str(EXAMPLES / "widget-crd.yaml"), "-"],
+                          input=widget, capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 1
+    assert "  at -:5: spec\n  at -:13: spec.containers[1].image\n" in done.stdout
