@@ -44,7 +44,7 @@ def test_fields_read_from_standard_input_keep_their_lines() -> None:
     import sys
 
     widget = (EXAMPLES / "widget.yaml").read_text(encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "kcel.cli", "validate", "--crd", str(EXAMPLES / "widget-crd.yaml"), "-"],
-                          input=widget, capture_output=True, text=True, check=False)  # fmt: skip
+    command = [sys.executable, "-m", "kcel.cli", "validate", "--crd", str(EXAMPLES / "widget-crd.yaml"), "-"]
+    done = subprocess.run(command, input=widget, capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert "  at -:5: spec\n  at -:13: spec.containers[1].image\n" in done.stdout
