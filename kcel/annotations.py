@@ -19,10 +19,10 @@ from kcel.k8s import field as fe
 def crd_field_line(crd: Any, path: fe.Path) -> int:
     """The line of a field of a CRD (kcel.k8s.crds.crd.CRD) in its file, for an error the API server reports at
     `path`; the CRD's first line when the field cannot be found."""
-    return _field_line(crd.file, crd.document, _crd_elements(crd, path)) or crd.line
+    return _field_line(crd.file, crd.document, crd_elements(crd, path)) or crd.line
 
 
-def _crd_elements(crd: Any, path: fe.Path) -> tuple[tuple[str, str], ...]:
+def crd_elements(crd: Any, path: fe.Path) -> tuple[tuple[str, str], ...]:
     """Where an error's field is in the CRD's YAML: one under `spec.validation` is in the versions' one schema (the
     API server moves a schema all versions share there)."""
     elements = path.elements
@@ -91,7 +91,7 @@ def _expression_node(crd: Any, path: fe.Path) -> tuple[int, Any] | None:
     """The document's offset in the file and the YAML scalar of the rule (or messageExpression) an error names."""
     from kcel.k8s.manifests.yamltext import find, value_of
 
-    elements = _crd_elements(crd, path)
+    elements = crd_elements(crd, path)
     if not elements or elements[-1] not in (("rule", ""), ("messageExpression", "")):
         return None
     composed = _composed(crd.file, crd.document)

@@ -199,11 +199,24 @@ def build_parser() -> argparse.ArgumentParser:
                           "  kcel completion zsh > \"${fpath[1]}/_kcel\"\n"
                           "  kcel completion fish > ~/.config/fish/completions/kcel.fish\n")  # fmt: skip
     completion.add_argument("shell", choices=("bash", "zsh", "fish"))
+    language_server = _command(commands, "lsp", "serve the Language Server Protocol for editors (pip install "
+                               "'kcel[lsp]')", "examples:\n  kcel lsp                 # stdio, as editors start it\n"
+                               "  kcel lsp --tcp 127.0.0.1:2087   # for debugging\n")  # fmt: skip
+    language_server.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
     add_version_option(repl)
     repl.add_argument("--history", metavar="FILE", help="history file (default ~/.kcel_history)")
     repl.add_argument("--messages", action="append", default=[], metavar="FILE",
                       help="protobuf message types from a FileDescriptorSet, as for kcel eval")  # fmt: skip
     return parser
+
+
+def _language_server(tcp: str | None) -> int:
+    try:
+        from kcel.lsp.server import main as serve_language
+    except ImportError:
+        print("kcel lsp needs pygls: pip install 'kcel[lsp]'", file=sys.stderr)
+        return 2
+    return serve_language(tcp)
 
 
 def _positive(text: str) -> int:
@@ -242,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     end a C program; Ctrl-C with 130."""
     try:
         code = _run(argv)
-        sys.stdout.flush()  # here, so a closed pipe is noticed before the interpreter's own flush at exit
+        if not sys.stdout.closed:  # a language server's client may have closed it already
+            sys.stdout.flush()  # here, so a closed pipe is noticed before the interpreter's own flush at exit
         return code
     except BrokenPipeError:
         _discard_stdout()
@@ -293,6 +307,8 @@ def _run(argv: list[str] | None) -> int:
             from kcel.webhook import command as serve_command
 
             return serve_command.run(args)
+        if args.command == "lsp":
+            return _language_server(args.tcp)
         if args.command == "repl":
             from kcel.repl import run
 

@@ -38,9 +38,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.suites",),
     ("kcel.repl",),
     ("kcel.webhook",),
+    ("kcel.lsp",),  # the language server (the kcel[lsp] extra)
     ("kcel.cli", "kcel.completion"),
 )
-LAZY_FRONT_ENDS = ("kcel.repl", "kcel.webhook", "kcel.k8s.admission", "kcel.suites", "kcel.cli")
+LAZY_FRONT_ENDS = ("kcel.repl", "kcel.webhook", "kcel.lsp", "kcel.k8s.admission", "kcel.suites", "kcel.cli")
 SERVER_PACKAGES = ("starlette", "uvicorn", "prometheus_client")
 
 

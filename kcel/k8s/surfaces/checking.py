@@ -43,6 +43,12 @@ def _checkers() -> dict[tuple[str, str], Checker]:
     return found
 
 
+def checker_for(obj: Mapping[str, Any]) -> Checker | None:
+    """The check of a surface object's kind (a webhook configuration, a DeviceClass...), if kcel has one."""
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    return _checkers().get((group, str(obj.get("kind", ""))))
+
+
 def _objects(path: Path, run: CheckRun) -> Iterator[tuple[str, Mapping[str, Any]]]:
     try:
         text = path.read_text(encoding="utf-8")

@@ -1,0 +1,231 @@
+"""What the language server says about a YAML file, without an editor: every CEL expression it holds (where, and of
+what kind), the API server's errors and warnings at the exact range they concern, and what a rule's schema offers.
+
+The checks are kcel's own, so the texts are the API server's: `check_crd` for CustomResourceDefinitions (compile
+errors, estimated-cost rejections), `PolicySet` for Validating- and MutatingAdmissionPolicies, and the surface
+checkers for webhook configurations, DRA objects and authentication/authorization configurations. An error's field
+path is found in the YAML, and a compile error's `<input>:L:C` inside the expression's text, whatever its style.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from kcel.k8s import field as fe
+from kcel.k8s.manifests.scalars import value_positions
+from kcel.k8s.manifests.yamltext import find, split_documents
+
+EXPRESSION_KEYS = frozenset({"rule", "messageExpression", "expression", "valueExpression", "claimValidationRules"})
+_POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+):")
+_STEP = re.compile(r"[^.\[\]]+|\[[^\]]*\]")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A problem at [start, end) (offsets in the file), as the API server words it."""
+
+    start: int
+    end: int
+    message: str
+    severity: str = "error"  # or "warning"
+
+
+@dataclass(frozen=True)
+class Expression:
+    """A CEL expression in the file: its field path in its document, its text and where each character is."""
+
+    document: int
+    path: fe.Path
+    text: str
+    start: int  # the scalar's first offset in the file (a quote, a block header)
+    end: int
+    positions: tuple[int, ...] | None  # each character's offset in the file, and one past the end; None: unknown
+
+    def offset_of(self, character: int) -> int:
+        """The file offset of a character of the expression (its end for one past it)."""
+        if self.positions is None:
+            return self.start
+        return self.positions[min(character, len(self.positions) - 1)]
+
+    def character_at(self, offset: int) -> int | None:
+        """The character of the expression at a file offset, or None when the offset is not inside it."""
+        if self.positions is None or not self.start <= offset <= self.end:
+            return None
+        return max((i for i, at in enumerate(self.positions) if at <= offset), default=0)
+
+
+@dataclass
+class Analysis:
+    """Everything found in one file, for one Kubernetes version."""
+
+    expressions: list[Expression] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    costs: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)  # (document, rule steps): reports
+    documents: list[tuple[int, Node | None, Any]] = field(default_factory=list)  # (offset, node tree, value)
+
+    def expression_at(self, offset: int) -> Expression | None:
+        return next((e for e in self.expressions if e.start <= offset <= e.end), None)
+
+    def expression_named(self, document: int, path: fe.Path) -> Expression | None:
+        wanted = steps(path)
+        return next((e for e in self.expressions if e.document == document and steps(e.path) == wanted), None)
+
+    def cost_of(self, expression: Expression) -> Any:
+        """kcel's cost report of a CRD rule (its estimate, the runs its schema allows, the share of the limit)."""
+        return self.costs.get((expression.document, steps(expression.path)))
+
+
+def analyze(text: str, k8s_version: str | None = None) -> Analysis:
+    """Every document of a YAML file: its expressions, and the API server's verdict on the objects holding them."""
+    analysis = Analysis()
+    for index, (offset, chunk) in enumerate(split_documents(text)):
+        try:
+            root = yaml.compose(chunk, Loader=yaml.SafeLoader)
+            value = yaml.safe_load(chunk)
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            at = offset + (mark.index if mark is not None else 0)
+            analysis.diagnostics.append(Diagnostic(at, at + 1, f"invalid YAML: {err}"))
+            analysis.documents.append((offset, None, None))
+            continue
+        analysis.documents.append((offset, root, value))
+        found = list(_expressions(root, fe.Path(), text, offset, index))
+        analysis.expressions += found
+        if isinstance(value, Mapping) and found:
+            _check(analysis, index, offset, root, value, text, k8s_version)
+    return analysis
+
+
+def _expressions(node: Node | None, path: fe.Path, text: str, offset: int, document: int) -> Iterator[Expression]:
+    """The scalars under keys that hold CEL, anywhere in the document (CRD rules, policies, configurations)."""
+    if isinstance(node, MappingNode):
+        for key, value in node.value:
+            if not isinstance(key, ScalarNode):
+                continue
+            child = path.child(key.value)
+            if key.value in EXPRESSION_KEYS and isinstance(value, ScalarNode) and isinstance(value.value, str):
+                yield _expression(value, child, text, offset, document)
+            else:
+                yield from _expressions(value, child, text, offset, document)
+    elif isinstance(node, SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _expressions(item, path.index(i), text, offset, document)
+
+
+def _expression(node: ScalarNode, path: fe.Path, text: str, offset: int, document: int) -> Expression:
+    start, end = offset + node.start_mark.index, offset + node.end_mark.index
+    found = value_positions(text[start:end], node.style, node.value)
+    positions = tuple(start + p for p in found) if found is not None else None
+    return Expression(document, path, node.value, start, end, positions)
+
+
+# -- the API server's verdicts -------------------------------------------------------------------------------------
+
+
+def _check(analysis: Analysis, index: int, offset: int, root: Node, value: Mapping[str, Any], text: str,
+           k8s_version: str | None) -> None:  # fmt: skip
+    """Run the check the object's kind has, and place each error at its field (inside its expression when it can)."""
+    kind = str(value.get("kind", ""))
+    group = str(value.get("apiVersion", "")).rpartition("/")[0]
+    if (group, kind) == ("apiextensions.k8s.io", "CustomResourceDefinition"):
+        found = _crd_errors(analysis, index, value, k8s_version)
+    elif group == "admissionregistration.k8s.io" and "AdmissionPolicy" in kind:
+        found = _policy_errors(value, k8s_version)
+    else:
+        found = _surface_errors(value, k8s_version)
+    for path, message, severity in found:
+        analysis.diagnostics.append(_place(analysis, index, offset, root, path, message, severity))
+
+
+def _crd_errors(analysis: Analysis, index: int, value: Mapping[str, Any],
+                k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:  # fmt: skip
+    from kcel.annotations import crd_elements
+    from kcel.k8s.crds.crd import check_crd, crds_of
+
+    try:
+        (crd,) = crds_of([dict(value)])
+    except (ValueError, TypeError, KeyError) as err:
+        return [(fe.Path(), str(err), "error")]
+    check = check_crd(crd, k8s_version=k8s_version)
+    for cost in check.costs:
+        analysis.costs[(index, steps(fe.Path(crd_elements(crd, cost.path))))] = cost
+    found = [(fe.Path(crd_elements(crd, e.field)), e.cause()["message"], "error") for e in check.errors]
+    return found + [(fe.Path(), warning, "warning") for warning in check.warnings]
+
+
+def _policy_errors(value: Mapping[str, Any], k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:
+    from kcel.k8s.admission import PolicySet
+
+    policies = PolicySet.from_manifests([value], k8s_version=k8s_version)
+    return [_located(problem.partition("document 0: ")[2] or problem, "error") for problem in policies.problems]
+
+
+def _surface_errors(value: Mapping[str, Any], k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:
+    from kcel.k8s.environment import NEWEST
+    from kcel.k8s.surfaces.checking import checker_for
+
+    check = checker_for(value)
+    if check is None:
+        return []
+    checked = check(value, "", k8s_version or NEWEST)
+    return [_located(e, "error") for e in checked.errors] + [_located(w, "warning") for w in checked.warnings]
+
+
+def _located(message: str, severity: str) -> tuple[fe.Path, str, str]:
+    """`spec.validations[0].expression: Invalid value: ...` as the field path and the rest."""
+    head, separator, rest = message.partition(": ")
+    if separator and _STEP.fullmatch(head.split(".")[0].split("[")[0]) and " " not in head:
+        return fe.Path(field_elements(head)), rest, severity
+    return fe.Path(), message, severity
+
+
+def steps(path: fe.Path) -> tuple[str, ...]:
+    """A path as the keys and positions it goes through: `properties[spec]` and `properties.spec` alike."""
+    found: list[str] = []
+    for name, position in path.elements:
+        found += [name] if name else []
+        found += [position] if position else []
+    return tuple(found)
+
+
+def field_elements(text: str) -> tuple[tuple[str, str], ...]:
+    """`spec.containers[1].image` as field path elements (name, index)."""
+    return tuple(("", part[1:-1]) if part.startswith("[") else (part, "") for part in _STEP.findall(text))
+
+
+def _place(analysis: Analysis, index: int, offset: int, root: Node, path: fe.Path, message: str,
+           severity: str) -> Diagnostic:  # fmt: skip
+    """The range an error concerns: the character of its expression a compile error names, else its field."""
+    expression = analysis.expression_named(index, path)
+    at = _POSITION.search(message)
+    if expression is not None and at is not None and expression.positions is not None:
+        lines = expression.text.split("\n")
+        line, column = int(at.group(1)), int(at.group(2))
+        if line <= len(lines):
+            character = sum(len(t) + 1 for t in lines[: line - 1]) + column - 1
+            start = expression.offset_of(character)
+            return Diagnostic(start, max(start + 1, expression.offset_of(character + 1)), message, severity)
+    if expression is not None:
+        return Diagnostic(expression.start, expression.end, message, severity)
+    node = find(root, path) if path.elements else None
+    node = node if node is not None else root
+    return Diagnostic(offset + node.start_mark.index, offset + node.end_mark.index, message, severity)
+
+
+def schema_at(value: Mapping[str, Any], path: Sequence[tuple[str, str]]) -> Mapping[str, Any] | None:
+    """The mapping at a path of a document (the schema holding `x-kubernetes-validations`, say)."""
+    node: Any = value
+    for name, position in path:
+        if name:
+            node = node.get(name) if isinstance(node, Mapping) else None
+        else:
+            node = node[int(position)] if isinstance(node, list) and position.isdigit() else None
+        if node is None:
+            return None
+    return node if isinstance(node, Mapping) else None

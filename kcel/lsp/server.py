@@ -1,0 +1,261 @@
+"""`kcel lsp`: the API server's answers in the editor, over the Language Server Protocol (pygls, the `kcel[lsp]`
+extra). Each YAML file opened or changed is analysed (kcel.lsp.analysis) and the diagnostics published; hover
+shows a rule's estimated cost and the schema node under the cursor, completion the fields of `self`, and go to
+definition leads from `self.spec.x` to the schema property.
+
+The Kubernetes version is the one a `.kcel.yaml` (`k8sVersion: "1.34"`) in the file's folder or above names, else
+the client's `initializationOptions` (`{"k8sVersion": "1.34"}`), else the newest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import yaml
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from kcel.k8s.schemas.escaping import escape, unescape
+from kcel.lsp.analysis import Analysis, Expression, analyze, schema_at
+
+_SELF_CHAIN = re.compile(r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.?([A-Za-z_][A-Za-z0-9_]*)?\Z")
+
+
+class KcelServer(LanguageServer):
+    """The server, with the last analysis of each open document."""
+
+    def __init__(self) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            release = version("kcel")
+        except PackageNotFoundError:  # run from a checkout
+            release = "0"
+        super().__init__("kcel", release)
+        self.analyses: dict[str, tuple[str, Analysis]] = {}
+        self.default_version: str | None = None
+
+    def analysis(self, uri: str) -> tuple[str, Analysis]:
+        text = self.workspace.get_text_document(uri).source
+        kept = self.analyses.get(uri)
+        if kept is None or kept[0] != text:
+            kept = (text, analyze(text, version_for(uri, self.default_version)))
+            self.analyses[uri] = kept
+        return kept
+
+
+def version_for(uri: str, default: str | None) -> str | None:
+    """The `k8sVersion` of the nearest `.kcel.yaml` above the file, else `default`."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return default
+    for folder in Path(unquote(parsed.path)).parents:
+        settings = folder / ".kcel.yaml"
+        if settings.is_file():
+            try:
+                found = yaml.safe_load(settings.read_text(encoding="utf-8"))
+            except (OSError, yaml.YAMLError):
+                return default
+            version = found.get("k8sVersion") if isinstance(found, Mapping) else None
+            return str(version) if version else default
+    return default
+
+
+server = KcelServer()
+
+
+# -- positions ---------------------------------------------------------------------------------------------------
+
+
+def position(text: str, offset: int) -> lsp.Position:
+    """An offset as LSP's line and character (UTF-16 code units, as clients count them by default)."""
+    line = text.count("\n", 0, offset)
+    start = text.rfind("\n", 0, offset) + 1
+    return lsp.Position(line, len(text[start:offset].encode("utf-16-le")) // 2)
+
+
+def offset(text: str, at: lsp.Position) -> int:
+    lines = text.split("\n")
+    start = sum(len(line) + 1 for line in lines[: at.line])
+    line = lines[at.line] if at.line < len(lines) else ""
+    units = line.encode("utf-16-le")[: at.character * 2].decode("utf-16-le", errors="ignore")
+    return start + len(units)
+
+
+def span(text: str, start: int, end: int) -> lsp.Range:
+    return lsp.Range(position(text, start), position(text, end))
+
+
+# -- diagnostics -------------------------------------------------------------------------------------------------
+
+
+@server.feature(lsp.INITIALIZE)
+def initialize(ls: KcelServer, params: lsp.InitializeParams) -> None:
+    options = params.initialization_options
+    if isinstance(options, Mapping) and options.get("k8sVersion"):
+        ls.default_version = str(options["k8sVersion"])
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: KcelServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    publish(ls, params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: KcelServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    publish(ls, params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: KcelServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    ls.analyses.pop(params.text_document.uri, None)  # a .kcel.yaml beside it may have changed
+    publish(ls, params.text_document.uri)
+
+
+def publish(ls: KcelServer, uri: str) -> None:
+    text, analysis = ls.analysis(uri)
+    severities = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
+    diagnostics = [
+        lsp.Diagnostic(span(text, d.start, d.end), d.message, severity=severities[d.severity], source="kcel")
+        for d in analysis.diagnostics
+    ]
+    ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+
+
+# -- hover, completion, definition -------------------------------------------------------------------------------
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+def hover(ls: KcelServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    text, analysis = ls.analysis(params.text_document.uri)
+    at = offset(text, params.position)
+    expression = analysis.expression_at(at)
+    if expression is None:
+        return None
+    lines = [f"**{expression.path.elements[-1][0] or 'expression'}** (CEL) at `{expression.path}`"]
+    cost = analysis.cost_of(expression)
+    if cost is not None:
+        runs = f"{cost.effective_cardinality:,} runs" + ("" if cost.cardinality is not None else " (unbounded)")
+        lines.append(f"estimated cost {cost.estimated:,} x {runs} = {cost.cost:,} (limit 1,000,000 per rule)")
+    node = _schema_node(analysis, expression, _chain_at(expression, at))
+    if node is not None:
+        lines.append(_describe(node))
+    return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, "\n\n".join(lines)))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
+def completion(ls: KcelServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+    text, analysis = ls.analysis(params.text_document.uri)
+    at = offset(text, params.position)
+    expression = analysis.expression_at(at)
+    items: list[lsp.CompletionItem] = []
+    if expression is not None:
+        character = expression.character_at(at)
+        match = _SELF_CHAIN.search(expression.text[: character or 0])
+        if match is not None:
+            chain = [unescape(part) or part for part in match.group(1).split(".") if part]
+            node = _schema_node(analysis, expression, chain)
+            for name, prop in _properties(node).items():
+                cel_name = escape(name)
+                if cel_name is not None:
+                    detail = str(prop.get("type", "")) if isinstance(prop, Mapping) else ""
+                    items.append(lsp.CompletionItem(cel_name, kind=lsp.CompletionItemKind.Field, detail=detail))
+    return lsp.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+def definition(ls: KcelServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+    text, analysis = ls.analysis(params.text_document.uri)
+    at = offset(text, params.position)
+    expression = analysis.expression_at(at)
+    if expression is None:
+        return None
+    chain = _chain_at(expression, at)
+    target = _schema_key_offset(analysis, expression, chain, text)
+    if target is None:
+        return None
+    return lsp.Location(params.text_document.uri, span(text, target[0], target[1]))
+
+
+def _chain_at(expression: Expression, at: int) -> list[str]:
+    """The `self.a.b` field chain the cursor is on (through the whole name under it)."""
+    character = expression.character_at(at)
+    if character is None:
+        return []
+    end = character
+    while end < len(expression.text) and (expression.text[end].isalnum() or expression.text[end] == "_"):
+        end += 1
+    match = _SELF_CHAIN.search(expression.text[:end])
+    if match is None:
+        return []
+    return [unescape(p) or p for p in [*match.group(1).split("."), match.group(2) or ""] if p]
+
+
+def _rule_schema(analysis: Analysis, expression: Expression) -> tuple[Mapping[str, Any] | None, tuple[Any, ...]]:
+    """The schema a CRD rule is written on (`self`), and its path in the document."""
+    elements = expression.path.elements
+    cut = next((i for i, (name, _) in enumerate(elements) if name == "x-kubernetes-validations"), None)
+    if cut is None:
+        return None, ()
+    value = analysis.documents[expression.document][2]
+    return schema_at(value, elements[:cut]), elements[:cut]
+
+
+def _schema_node(analysis: Analysis, expression: Expression, chain: Sequence[str]) -> Mapping[str, Any] | None:
+    node, _ = _rule_schema(analysis, expression)
+    for name in chain:
+        node = _properties(node).get(name)
+    return node if isinstance(node, Mapping) else None
+
+
+def _properties(node: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    while isinstance(node, Mapping) and node.get("type") == "array" and isinstance(node.get("items"), Mapping):
+        node = node["items"]
+    found = node.get("properties") if isinstance(node, Mapping) else None
+    return found if isinstance(found, Mapping) else {}
+
+
+def _describe(node: Mapping[str, Any]) -> str:
+    facts = [f"`{node.get('type', 'any')}`"]
+    facts += [f"{key} {node[key]}" for key in ("maxLength", "maxItems", "maxProperties", "minimum", "maximum")
+              if key in node]  # fmt: skip
+    text = ", ".join(facts)
+    return f"{text}: {node['description']}" if isinstance(node.get("description"), str) else text
+
+
+def _schema_key_offset(analysis: Analysis, expression: Expression, chain: Sequence[str],
+                       text: str) -> tuple[int, int] | None:  # fmt: skip
+    """Where the property a `self` chain names is declared in the file: its key under `properties`."""
+    from kcel.k8s import field as fe
+    from kcel.k8s.manifests.yamltext import find
+
+    _, elements = _rule_schema(analysis, expression)
+    if not chain or not elements:
+        return None
+    steps: list[tuple[str, str]] = list(elements)
+    node, _ = _rule_schema(analysis, expression)
+    for name in chain:
+        while isinstance(node, Mapping) and node.get("type") == "array" and isinstance(node.get("items"), Mapping):
+            steps.append(("items", ""))
+            node = node["items"]
+        steps += [("properties", ""), (name, "")]
+        node = _properties(node).get(name)
+    start, root, _ = analysis.documents[expression.document]
+    key = find(root, fe.Path(tuple(steps)))
+    if key is None:
+        return None
+    return start + key.start_mark.index, start + key.end_mark.index
+
+
+def main(tcp: str | None = None) -> int:
+    """Serve over stdio (what editors start), or on `host:port` for debugging."""
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0

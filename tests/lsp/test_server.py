@@ -1,0 +1,108 @@
+"""`kcel lsp` driven by a real client over stdio (pytest-lsp): diagnostics at the exact range, hover, completion and
+go to definition on CRD rules, policies and a version set in `.kcel.yaml`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest_lsp = pytest.importorskip("pytest_lsp", reason="pytest-lsp (the test extra) drives the server")
+from lsprotocol import types as lsp  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+CRD = (ROOT / "examples" / "widget-crd.yaml").read_text(encoding="utf-8")
+BAD_RULE = CRD.replace('"self.replicas <= self.maxReplicas"', '"self.replicas <= "')
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "kcel.cli", "lsp"]))
+async def client(lsp_client: LanguageClient) -> None:  # type: ignore[misc]
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=None))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def opened(client: LanguageClient, path: Path, text: str) -> list[lsp.Diagnostic]:
+    """Open a file and wait for its diagnostics."""
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "yaml", 1, text)))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return client.diagnostics[uri]
+
+
+def where(text: str, needle: str, after: int = 0) -> lsp.Position:
+    offset = text.index(needle) + after
+    return lsp.Position(text.count("\n", 0, offset), offset - text.rfind("\n", 0, offset) - 1)
+
+
+@pytest.mark.asyncio
+async def test_a_compile_error_is_shown_where_it_is(client: LanguageClient, tmp_path: Path) -> None:
+    (diagnostic,) = await opened(client, tmp_path / "crd.yaml", BAD_RULE)
+    assert "Syntax error: mismatched input '<EOF>'" in diagnostic.message
+    assert diagnostic.severity == lsp.DiagnosticSeverity.Error
+    assert diagnostic.range.start == where(BAD_RULE, '"self.replicas <= "', 18)  # the closing quote: the end
+
+
+@pytest.mark.asyncio
+async def test_a_good_crd_has_no_diagnostics_and_hover_shows_the_cost(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "crd.yaml"
+    assert not await opened(client, path, CRD)
+    hovered = await client.text_document_hover_async(
+        lsp.HoverParams(lsp.TextDocumentIdentifier(path.as_uri()), where(CRD, "self.maxReplicas", 6))
+    )
+    assert hovered is not None and isinstance(hovered.contents, lsp.MarkupContent)
+    assert "estimated cost" in hovered.contents.value and "integer" in hovered.contents.value
+
+
+@pytest.mark.asyncio
+async def test_completion_offers_the_fields_of_self(client: LanguageClient, tmp_path: Path) -> None:
+    text = CRD.replace('"self.replicas <= self.maxReplicas"', '"self."')
+    path = tmp_path / "crd.yaml"
+    await opened(client, path, text)
+    items = await client.text_document_completion_async(
+        lsp.CompletionParams(lsp.TextDocumentIdentifier(path.as_uri()), where(text, '"self."', 6))
+    )
+    names = {item.label for item in (items.items if isinstance(items, lsp.CompletionList) else items or [])}
+    assert {"replicas", "maxReplicas", "mode", "containers"} <= names
+
+
+@pytest.mark.asyncio
+async def test_definition_leads_to_the_schema_property(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "crd.yaml"
+    await opened(client, path, CRD)
+    found = await client.text_document_definition_async(
+        lsp.DefinitionParams(lsp.TextDocumentIdentifier(path.as_uri()), where(CRD, "self.maxReplicas", 7))
+    )
+    assert isinstance(found, lsp.Location)
+    line = CRD.splitlines()[found.range.start.line]
+    assert line[found.range.start.character : found.range.end.character] == "maxReplicas"  # the property's key
+
+
+@pytest.mark.asyncio
+async def test_a_policy_expression_error_and_the_version_of_kcel_yaml(client: LanguageClient, tmp_path: Path) -> None:
+    policy = (ROOT / "examples" / "admission" / "policies" / "replica-limit.yaml").read_text(encoding="utf-8")
+    broken = policy.replace("object.spec.replicas <=", "object.spec.replicas <<=", 1)
+    (diagnostic, *_) = await opened(client, tmp_path / "policy.yaml", broken)
+    assert "compilation failed" in diagnostic.message
+    line = broken.splitlines()[diagnostic.range.start.line]
+    assert "<<=" in line
+    uses_first = CRD.replace('"self.replicas <= self.maxReplicas"', '"[1, 2].first() == optional.of(1)"')
+    folder = tmp_path / "old"
+    folder.mkdir()
+    (folder / ".kcel.yaml").write_text('k8sVersion: "1.32"\n', encoding="utf-8")
+    (old,) = await opened(client, folder / "crd.yaml", uses_first)  # first() came with Kubernetes 1.33
+    assert "undeclared reference to 'first'" in old.message
+    assert not await opened(client, tmp_path / "new.yaml", uses_first)
+
+
+def test_the_command_says_what_to_install_without_pygls(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    from kcel.cli import main
+
+    monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)
+    monkeypatch.delitem(sys.modules, "kcel.lsp.server", raising=False)
+    assert main(["lsp"]) == 2
+    assert "pip install 'kcel[lsp]'" in capsys.readouterr().err
