@@ -259,3 +259,77 @@ def main(tcp: str | None = None) -> int:
     else:
         server.start_io()
     return 0
+
+
+# -- code actions ------------------------------------------------------------------------------------------------
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION)
+def code_action(ls: KcelServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    """For a rule over its cost limit: set the schema bound the cost explanation says would bring it under."""
+    from kcel.k8s.rules.explain import explain
+
+    text, analysis = ls.analysis(params.text_document.uri)
+    expression = analysis.expression_at(offset(text, params.range.start))
+    cost = analysis.cost_of(expression) if expression is not None else None
+    if expression is None or cost is None:
+        return []
+    actions = []
+    for bound in explain(cost).bounds:
+        if bound.suggestion is None or bound.suggestion >= 2**40:
+            continue
+        edit = _bound_edit(analysis, expression, bound.location, bound.keyword, bound.suggestion, text)
+        if edit is not None:
+            title = f"Set {bound.keyword}: {bound.suggestion:,} on {bound.location} (kcel: under the cost limit)"
+            changes = {params.text_document.uri: [edit]}
+            actions.append(lsp.CodeAction(title, kind=lsp.CodeActionKind.QuickFix, edit=lsp.WorkspaceEdit(changes)))
+    return actions
+
+
+def _bound_edit(analysis: Analysis, expression: Expression, location: str, keyword: str, value: int,
+                text: str) -> lsp.TextEdit | None:  # fmt: skip
+    """The edit that sets `keyword: value` on the schema of an object location (`spec.hostnames[*]`)."""
+    from kcel.k8s.manifests.yamltext import value_of
+
+    elements = expression.path.elements
+    cut = next((i for i, (name, _) in enumerate(elements) if name == "openAPIV3Schema"), None)
+    if cut is None:
+        return None
+    steps: list[tuple[str, str]] = list(elements[: cut + 1])
+    start, root, document = analysis.documents[expression.document]
+    schema = schema_at(document, steps)
+    for part in re.findall(r"[^.\[\]]+|\[\*\]", location):
+        if part == "[*]":
+            key = "items" if isinstance(schema, Mapping) and schema.get("type") == "array" else "additionalProperties"
+            steps.append((key, ""))
+            schema = schema.get(key) if isinstance(schema, Mapping) else None
+        else:
+            steps += [("properties", ""), (part, "")]
+            schema = _properties(schema).get(part)
+    mapping = _node_at(root, steps)
+    if not isinstance(mapping, yaml.MappingNode):
+        return None
+    existing = value_of(mapping, keyword)
+    if existing is not None:
+        return lsp.TextEdit(span(text, start + existing.start_mark.index, start + existing.end_mark.index), str(value))
+    if mapping.flow_style:
+        at = start + mapping.start_mark.index + 1
+        return lsp.TextEdit(span(text, at, at), f"{keyword}: {value}, ")
+    first_key = mapping.value[0][0]
+    at = start + first_key.start_mark.index
+    return lsp.TextEdit(span(text, at, at), f"{keyword}: {value}\n" + " " * first_key.start_mark.column)
+
+
+def _node_at(root: Any, steps: Sequence[tuple[str, str]]) -> Any:
+    """The value node at a path of keys and list positions (None when it leads nowhere)."""
+    from kcel.k8s.manifests.yamltext import value_of
+
+    node = root
+    for name, position in steps:
+        if name:
+            node = value_of(node, name)
+        elif isinstance(node, yaml.SequenceNode) and position.isdigit() and int(position) < len(node.value):
+            node = node.value[int(position)]
+        else:
+            return None
+    return node

@@ -106,3 +106,26 @@ def test_the_command_says_what_to_install_without_pygls(monkeypatch: pytest.Monk
     monkeypatch.delitem(sys.modules, "kcel.lsp.server", raising=False)
     assert main(["lsp"]) == 2
     assert "pip install 'kcel[lsp]'" in capsys.readouterr().err
+
+
+@pytest.mark.asyncio
+async def test_a_code_action_sets_the_bound_that_brings_a_rule_under_its_limit(client: LanguageClient,
+                                                                               tmp_path: Path) -> None:  # fmt: skip
+    text = (ROOT / "examples" / "expensive-crd.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "crd.yaml"
+    diagnostics = await opened(client, path, text)
+    rule = next(d for d in diagnostics if "exceeds budget" in d.message)
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(path.as_uri()), rule.range, lsp.CodeActionContext([rule])))  # fmt: skip
+    (action,) = [a for a in actions or [] if isinstance(a, lsp.CodeAction) and "maxItems" in a.title]
+    assert action.edit is not None and action.edit.changes is not None
+    (edit,) = action.edit.changes[path.as_uri()]
+    lines = text.splitlines(keepends=True)
+    at = sum(len(line) for line in lines[: edit.range.start.line]) + edit.range.start.character
+    fixed = text[:at] + edit.new_text + text[at:]
+    changed = [lsp.TextDocumentContentChangeWholeDocument(fixed)]
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(lsp.VersionedTextDocumentIdentifier(version=2, uri=path.as_uri()), changed)
+    )
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert not any("exceeds budget" in d.message for d in client.diagnostics[path.as_uri()])
