@@ -43,17 +43,28 @@ class KcelServer(LanguageServer):
         text = self.workspace.get_text_document(uri).source
         kept = self.analyses.get(uri)
         if kept is None or kept[0] != text:
-            kept = (text, analyze(text, version_for(uri, self.default_version)))
+            version = version_for(uri, self.default_version)
+            if uri.endswith(".go"):  # kubebuilder markers: checked in the CRD the project generated from them
+                from kcel.lsp.gomarkers import diagnostics
+
+                kept = (text, Analysis(diagnostics=diagnostics(text, file_path(uri), version)))
+            else:
+                kept = (text, analyze(text, version))
             self.analyses[uri] = kept
         return kept
 
 
+def file_path(uri: str) -> Path | None:
+    parsed = urlparse(uri)
+    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
+
+
 def version_for(uri: str, default: str | None) -> str | None:
     """The `k8sVersion` of the nearest `.kcel.yaml` above the file, else `default`."""
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
+    path = file_path(uri)
+    if path is None:
         return default
-    for folder in Path(unquote(parsed.path)).parents:
+    for folder in path.parents:
         settings = folder / ".kcel.yaml"
         if settings.is_file():
             try:

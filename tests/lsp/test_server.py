@@ -129,3 +129,33 @@ async def test_a_code_action_sets_the_bound_that_brings_a_rule_under_its_limit(c
     )
     await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert not any("exceeds budget" in d.message for d in client.diagnostics[path.as_uri()])
+
+
+GO_TYPES = """package v1
+
+// +kubebuilder:validation:XValidation:rule="self.replicas <= self.maxReplicas",message="replicas must not exceed"
+// +kubebuilder:validation:XValidation:rule="self.mode == \\"Fast\\" || self.size() <",message="broken"
+type WidgetSpec struct {
+	Replicas int32 `json:"replicas"`
+}
+"""
+
+
+@pytest.mark.asyncio
+async def test_go_markers_are_checked_in_the_crd_made_from_them(client: LanguageClient, tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text("module example.com/widget\n", encoding="utf-8")
+    (tmp_path / "config" / "crd").mkdir(parents=True)
+    expensive = (ROOT / "examples" / "expensive-crd.yaml").read_text(encoding="utf-8")
+    (tmp_path / "config" / "crd" / "routes.yaml").write_text(expensive, encoding="utf-8")
+    rule = next(line for line in expensive.splitlines() if "- rule:" in line).split("rule: ", 1)[1]
+    expensive_marker = f"// +kubebuilder:validation:XValidation:rule={rule}\n"
+    (tmp_path / "api").mkdir()
+    text = GO_TYPES + expensive_marker
+    diagnostics = await opened(client, tmp_path / "api" / "types.go", text)
+    messages = sorted(d.message for d in diagnostics)
+    assert any("Syntax error" in m for m in messages)  # compiled alone (no CRD holds it): self is dyn
+    assert any("exceeds budget" in m for m in messages)  # found in the project's CRD: its cost counts
+    syntax = next(d for d in diagnostics if "Syntax error" in d.message)
+    line = text.splitlines()[syntax.range.start.line]
+    assert line[syntax.range.start.character] == '"'  # the end of the rule: its closing quote
+    assert line[: syntax.range.start.character].endswith("self.size() <")
