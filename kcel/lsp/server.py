@@ -19,8 +19,9 @@ import yaml
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
+from kcel.k8s.manifests.files import is_suite
 from kcel.k8s.schemas.escaping import escape, unescape
-from kcel.lsp.analysis import Analysis, Expression, analyze, schema_at
+from kcel.lsp.analysis import Analysis, Diagnostic, Expression, analyze, schema_at
 
 _SELF_CHAIN = re.compile(r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.?([A-Za-z_][A-Za-z0-9_]*)?\Z")
 
@@ -44,14 +45,31 @@ class KcelServer(LanguageServer):
         kept = self.analyses.get(uri)
         if kept is None or kept[0] != text:
             version = version_for(uri, self.default_version)
+            path = file_path(uri)
             if uri.endswith(".go"):  # kubebuilder markers: checked in the CRD the project generated from them
                 from kcel.lsp.gomarkers import diagnostics
 
-                kept = (text, Analysis(diagnostics=diagnostics(text, file_path(uri), version)))
+                kept = (text, Analysis(diagnostics=diagnostics(text, path, version)))
+            elif path is not None and is_suite(path):
+                kept = (text, Analysis(diagnostics=suite_diagnostics(text, path)))
             else:
                 kept = (text, analyze(text, version))
             self.analyses[uri] = kept
         return kept
+
+
+def suite_diagnostics(text: str, path: Path) -> list[Diagnostic]:
+    """A `kcel test` suite's problems (unknown fields with a near name, missing files...), each on its line."""
+    from kcel.suites.loading import load_text
+
+    found = []
+    for problem in load_text(text, path)[1]:
+        match = re.match(rf"{re.escape(str(path))}:(\d+)(?::\d+)?: (.*)", problem, re.S)
+        line = int(match[1]) - 1 if match else 0
+        start = sum(len(t) + 1 for t in text.split("\n")[:line])
+        end = text.find("\n", start)
+        found.append(Diagnostic(start, end if end >= 0 else len(text), match[2] if match else problem))
+    return found
 
 
 def file_path(uri: str) -> Path | None:

@@ -107,6 +107,12 @@ def load_file(path: Path) -> tuple[list[Suite], list[str]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         return [], [f"{path}: cannot read: {err}"]
+    return load_text(text, path)
+
+
+def load_text(text: str, path: Path) -> tuple[list[Suite], list[str]]:
+    """A suite file's text, as `load_file` reads it (an editor's unsaved text, for kcel lsp); `path` locates the
+    files it names."""
     documents = decode_documents(text, str(path))
     if not documents:
         return [], [f"{path}: no suite in this file (it is empty)"]

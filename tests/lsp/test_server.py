@@ -159,3 +159,31 @@ async def test_go_markers_are_checked_in_the_crd_made_from_them(client: Language
     line = text.splitlines()[syntax.range.start.line]
     assert line[syntax.range.start.character] == '"'  # the end of the rule: its closing quote
     assert line[: syntax.range.start.character].endswith("self.size() <")
+
+
+@pytest.mark.asyncio
+async def test_a_suite_problem_is_shown_on_its_line(client: LanguageClient, tmp_path: Path) -> None:
+    for name in ("widget-crd.yaml", "widget.yaml"):
+        (tmp_path / name).write_text((ROOT / "examples" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    suite = (
+        (ROOT / "examples" / "widget.kcel-test.yaml")
+        .read_text(encoding="utf-8")
+        .replace("expect: valid", "expect: vaild", 1)
+    )
+    (diagnostic,) = await opened(client, tmp_path / "widget.kcel-test.yaml", suite)
+    assert "did you mean valid?" in diagnostic.message
+    assert "expect: vaild" in suite.splitlines()[diagnostic.range.start.line]
+
+
+@pytest.mark.asyncio
+async def test_positions_inside_block_and_escaped_scalars(client: LanguageClient, tmp_path: Path) -> None:
+    block = CRD.replace(
+        '- rule: "self.replicas <= self.maxReplicas"',
+        "- rule: >-\n                    self.replicas <=\n                    self.maxReplicas &&",
+    )
+    (diagnostic,) = await opened(client, tmp_path / "crd.yaml", block)
+    assert diagnostic.range.start.line == block.splitlines().index("                    self.maxReplicas &&")
+    escaped = CRD.replace('"self.replicas <= self.maxReplicas"', '"self.replicas\\t<= \\u0073elf.maxReplicas &&"')
+    (diagnostic,) = await opened(client, tmp_path / "escaped.yaml", escaped)
+    line = escaped.splitlines()[diagnostic.range.start.line]
+    assert line[diagnostic.range.start.character] == '"' and line[: diagnostic.range.start.character].endswith("&&")
