@@ -165,6 +165,9 @@ def hover(ls: KcelServer, params: lsp.HoverParams) -> lsp.Hover | None:
     expression = analysis.expression_at(at)
     if expression is None:
         return None
+    called = _function_at(ls, analysis, expression, at, params.text_document.uri)
+    if called is not None:
+        return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, called))
     lines = [f"**{expression.path.elements[-1][0] or 'expression'}** (CEL) at `{expression.path}`"]
     cost = analysis.cost_of(expression)
     if cost is not None:
@@ -184,7 +187,10 @@ def completion(ls: KcelServer, params: lsp.CompletionParams) -> lsp.CompletionLi
     items: list[lsp.CompletionItem] = []
     if expression is not None:
         character = expression.character_at(at)
-        match = _SELF_CHAIN.search(expression.text[: character or 0])
+        before = expression.text[: character or 0]
+        match = _SELF_CHAIN.search(before)
+        if match is None and re.search(r"(?:^|[^A-Za-z0-9_\"'])[A-Za-z_]*\Z", before):
+            items += _function_items(ls, analysis, expression, params.text_document.uri)
         if match is not None:
             chain = [unescape(part) or part for part in match.group(1).split(".") if part]
             node = _schema_node(analysis, expression, chain)
@@ -194,6 +200,56 @@ def completion(ls: KcelServer, params: lsp.CompletionParams) -> lsp.CompletionLi
                     detail = str(prop.get("type", "")) if isinstance(prop, Mapping) else ""
                     items.append(lsp.CompletionItem(cel_name, kind=lsp.CompletionItemKind.Field, detail=detail))
     return lsp.CompletionList(is_incomplete=False, items=items)
+
+
+def _function_items(ls: KcelServer, analysis: Analysis, expression: Expression, uri: str) -> list[lsp.CompletionItem]:
+    from kcel.lsp.functions import MACROS, environment_name, functions, signature
+
+    name = environment_name(analysis.documents[expression.document][2])
+    found = functions(name, version_for(uri, ls.default_version))
+    items = [lsp.CompletionItem(f, kind=lsp.CompletionItemKind.Function, detail=signature(o[0]))
+             for f, o in found.items()]  # fmt: skip
+    return items + [lsp.CompletionItem(m, kind=lsp.CompletionItemKind.Keyword, detail=d) for m, d in MACROS.items()]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
+def signature_help(ls: KcelServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
+    """The overloads of the call the cursor is in, and which argument it is at."""
+    from kcel.lsp.functions import environment_name, functions, signature
+
+    text, analysis = ls.analysis(params.text_document.uri)
+    expression = analysis.expression_at(offset(text, params.position))
+    character = expression.character_at(offset(text, params.position)) if expression is not None else None
+    if expression is None or character is None:
+        return None
+    call = _open_call(expression.text[:character])
+    if call is None:
+        return None
+    dotted, argument = call
+    name = environment_name(analysis.documents[expression.document][2])
+    table = functions(name, version_for(params.text_document.uri, ls.default_version))
+    overloads = table.get(dotted) or table.get(dotted.rpartition(".")[2], ())  # `format.named(` or `s.startsWith(`
+    if not overloads:
+        return None
+    signatures = [lsp.SignatureInformation(signature(o)) for o in overloads]
+    return lsp.SignatureHelp(signatures, active_signature=0, active_parameter=argument)
+
+
+def _open_call(before: str) -> tuple[str, int] | None:
+    """The (dotted) name before the parenthesis the text ends inside, and the index of the argument being written."""
+    depth, commas = 0, 0
+    for i in range(len(before) - 1, -1, -1):
+        c = before[i]
+        if c in ")]}":
+            depth += 1
+        elif c in "([{" and depth > 0:
+            depth -= 1
+        elif c in "([{":
+            name = re.search(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\Z", before[:i]) if c == "(" else None
+            return (name.group(1), commas) if name else None
+        elif c == "," and depth == 0:
+            commas += 1
+    return None
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
@@ -208,6 +264,29 @@ def definition(ls: KcelServer, params: lsp.DefinitionParams) -> lsp.Location | N
     if target is None:
         return None
     return lsp.Location(params.text_document.uri, span(text, target[0], target[1]))
+
+
+def _function_at(ls: KcelServer, analysis: Analysis, expression: Expression, at: int, uri: str) -> str | None:
+    """A function's signatures, and the Kubernetes versions that have it, when the cursor is on its name."""
+    from kcel.lsp.functions import environment_name, functions, signature, versions_text, versions_with
+
+    character = expression.character_at(at)
+    if character is None:
+        return None
+    start = end = character
+    while start > 0 and (expression.text[start - 1].isalnum() or expression.text[start - 1] == "_"):
+        start -= 1
+    while end < len(expression.text) and (expression.text[end].isalnum() or expression.text[end] == "_"):
+        end += 1
+    word = expression.text[start:end]
+    if not word or not expression.text[end:].lstrip().startswith("("):
+        return None
+    name = environment_name(analysis.documents[expression.document][2])
+    overloads = functions(name, version_for(uri, ls.default_version)).get(word)
+    if not overloads:
+        return None
+    shown = "\n".join(f"    {signature(o)}" for o in overloads)
+    return f"**{word}**\n\n{shown}\n\nin {versions_text(versions_with(name, word))}"
 
 
 def _chain_at(expression: Expression, at: int) -> list[str]:

@@ -187,3 +187,22 @@ async def test_positions_inside_block_and_escaped_scalars(client: LanguageClient
     (diagnostic,) = await opened(client, tmp_path / "escaped.yaml", escaped)
     line = escaped.splitlines()[diagnostic.range.start.line]
     assert line[diagnostic.range.start.character] == '"' and line[: diagnostic.range.start.character].endswith("&&")
+
+
+@pytest.mark.asyncio
+async def test_functions_complete_sign_and_hover_with_their_versions(client: LanguageClient, tmp_path: Path) -> None:
+    text = CRD.replace('"self.replicas <= self.maxReplicas"', "\"self.mode.startsWith('F') && isSemver(self.mode)\"")
+    path = tmp_path / "crd.yaml"
+    assert not await opened(client, path, text)
+    document = lsp.TextDocumentIdentifier(path.as_uri())
+    signed = await client.text_document_signature_help_async(
+        lsp.SignatureHelpParams(document, where(text, "startsWith('F')", len("startsWith(")))
+    )
+    assert signed is not None and signed.signatures[0].label == "string.startsWith(string) -> bool"
+    hovered = await client.text_document_hover_async(lsp.HoverParams(document, where(text, "isSemver", 2)))
+    assert hovered is not None and isinstance(hovered.contents, lsp.MarkupContent)
+    assert "isSemver(string) -> bool" in hovered.contents.value
+    assert "Kubernetes 1.34 and later" in hovered.contents.value  # 1.33 brought semver; new rules from 1.34
+    completed = await client.text_document_completion_async(lsp.CompletionParams(document, where(text, "isSemver", 0)))
+    names = {i.label for i in (completed.items if isinstance(completed, lsp.CompletionList) else completed or [])}
+    assert {"isSemver", "startsWith", "quantity", "exists", "has"} <= names

@@ -1,0 +1,38 @@
+"""A real editor: Neovim headless, its built-in LSP client running `kcel lsp` on a CRD with a bad rule, reads the
+diagnostic back (where `nvim` is installed, 0.10 or newer)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = """
+vim.lsp.start({ name = "kcel", cmd = { %(python)r, "-m", "kcel.cli", "lsp" }, root_dir = %(folder)r })
+vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 100)
+local lines = {}
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  table.insert(lines, d.lnum .. ":" .. d.col .. ":" .. d.message:gsub("\\n.*", ""))
+end
+vim.fn.writefile(lines, %(out)r)
+vim.cmd("qa!")
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="no nvim on this machine (Debian: apt install neovim)")
+def test_neovim_shows_the_diagnostic_of_a_bad_rule(tmp_path: Path) -> None:
+    crd = tmp_path / "crd.yaml"
+    text = (ROOT / "examples" / "widget-crd.yaml").read_text(encoding="utf-8")
+    crd.write_text(text.replace('"self.replicas <= self.maxReplicas"', '"self.replicas <= "'), encoding="utf-8")
+    out, script = tmp_path / "diagnostics.txt", tmp_path / "read.lua"
+    script.write_text(SCRIPT % {"python": sys.executable, "folder": str(tmp_path), "out": str(out)}, encoding="utf-8")
+    subprocess.run(["nvim", "--headless", "--clean", str(crd), "-c", f"luafile {script}"], cwd=ROOT, timeout=60,
+                   capture_output=True, check=False)  # fmt: skip
+    (line,) = out.read_text(encoding="utf-8").splitlines()
+    number, _, message = line.split(":", 2)
+    assert "Syntax error" in message
+    assert 'self.replicas <= "' in crd.read_text(encoding="utf-8").splitlines()[int(number)]
