@@ -206,3 +206,13 @@ async def test_functions_complete_sign_and_hover_with_their_versions(client: Lan
     completed = await client.text_document_completion_async(lsp.CompletionParams(document, where(text, "isSemver", 0)))
     names = {i.label for i in (completed.items if isinstance(completed, lsp.CompletionList) else completed or [])}
     assert {"isSemver", "startsWith", "quantity", "exists", "has"} <= names
+
+
+@pytest.mark.asyncio
+async def test_a_mutating_policy_error_inside_a_folded_block(client: LanguageClient, tmp_path: Path) -> None:
+    policy = (ROOT / "examples" / "admission" / "mutating" / "docs-json-patch.yaml").read_text(encoding="utf-8")
+    broken = policy.replace('op: "add",', 'op: "add" path,', 1)  # a missing comma, inside a `>` block
+    (diagnostic, *_) = await opened(client, tmp_path / "policy.yaml", broken)
+    assert "compilation failed" in diagnostic.message and "Syntax error" in diagnostic.message
+    line = broken.splitlines()[diagnostic.range.start.line]
+    assert line[diagnostic.range.start.character :].startswith("path")  # the token the parser did not expect
