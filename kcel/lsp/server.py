@@ -23,6 +23,7 @@ from kcel.k8s.manifests.files import is_suite
 from kcel.k8s.schemas.escaping import escape, unescape
 from kcel.lsp.analysis import Analysis, Diagnostic, Expression, analyze, schema_at
 
+_VARIABLE_CHAIN = re.compile(r"\b((?!self\b)[A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.[A-Za-z_]*\Z")
 _SELF_CHAIN = re.compile(r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.?([A-Za-z_][A-Za-z0-9_]*)?\Z")
 
 
@@ -189,7 +190,10 @@ def completion(ls: KcelServer, params: lsp.CompletionParams) -> lsp.CompletionLi
         character = expression.character_at(at)
         before = expression.text[: character or 0]
         match = _SELF_CHAIN.search(before)
-        if match is None and re.search(r"(?:^|[^A-Za-z0-9_\"'])[A-Za-z_]*\Z", before):
+        typed = _VARIABLE_CHAIN.search(before)
+        if match is None and typed is not None:
+            items += _field_items(ls, analysis, expression, typed.group(1), typed.group(2), params.text_document.uri)
+        elif match is None and re.search(r"(?:^|[^A-Za-z0-9_\"'.])[A-Za-z_]*\Z", before):
             items += _function_items(ls, analysis, expression, params.text_document.uri)
         if match is not None:
             chain = [unescape(part) or part for part in match.group(1).split(".") if part]
@@ -200,6 +204,29 @@ def completion(ls: KcelServer, params: lsp.CompletionParams) -> lsp.CompletionLi
                     detail = str(prop.get("type", "")) if isinstance(prop, Mapping) else ""
                     items.append(lsp.CompletionItem(cel_name, kind=lsp.CompletionItemKind.Field, detail=detail))
     return lsp.CompletionList(is_incomplete=False, items=items)
+
+
+def _field_items(ls: KcelServer, analysis: Analysis, expression: Expression, root: str, chain: str,
+                 uri: str) -> list[lsp.CompletionItem]:  # fmt: skip
+    """The fields after `request.`, `namespaceObject.metadata.`, `variables.` (the policy's own variables)...: the
+    declared types of the expression's environment."""
+    from kcel.k8s.surfaces.environments import environment
+    from kcel.lsp.functions import environment_name
+
+    document = analysis.documents[expression.document][2]
+    if root == "variables" and not chain and isinstance(document, Mapping):
+        declared = (document.get("spec") or {}).get("variables") or []
+        names = [v["name"] for v in declared if isinstance(v, Mapping) and isinstance(v.get("name"), str)]
+        return [lsp.CompletionItem(n, kind=lsp.CompletionItemKind.Variable) for n in names]
+    env = environment(environment_name(document), version_for(uri, ls.default_version))
+    t = env.variables.get(root)
+    for name in [part for part in chain.split(".") if part]:
+        t = t.decl.field_type(name, False) if t is not None and t.kind == "message" and t.decl is not None else None
+    if t is None or t.kind != "message" or t.decl is None:
+        return []
+    decl = t.decl
+    return [lsp.CompletionItem(n, kind=lsp.CompletionItemKind.Field, detail=str(decl.field_type(n, False)))
+            for n in decl.fields]  # fmt: skip
 
 
 def _function_items(ls: KcelServer, analysis: Analysis, expression: Expression, uri: str) -> list[lsp.CompletionItem]:

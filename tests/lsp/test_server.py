@@ -216,3 +216,23 @@ async def test_a_mutating_policy_error_inside_a_folded_block(client: LanguageCli
     assert "compilation failed" in diagnostic.message and "Syntax error" in diagnostic.message
     line = broken.splitlines()[diagnostic.range.start.line]
     assert line[diagnostic.range.start.character :].startswith("path")  # the token the parser did not expect
+
+
+@pytest.mark.asyncio
+async def test_policy_variables_complete_from_their_declared_types(client: LanguageClient, tmp_path: Path) -> None:
+    policy = (ROOT / "examples" / "admission" / "policies" / "replica-limit.yaml").read_text(encoding="utf-8")
+    text = policy.replace(
+        "object.spec.replicas <=", "request.userInfo. == '' && variables. == 1 && object.spec.replicas <=", 1
+    )
+    path = tmp_path / "policy.yaml"
+    await opened(client, path, text)
+    document = lsp.TextDocumentIdentifier(path.as_uri())
+
+    async def labels(needle: str) -> set[str]:
+        found = await client.text_document_completion_async(
+            lsp.CompletionParams(document, where(text, needle, len(needle)))
+        )
+        return {i.label for i in (found.items if isinstance(found, lsp.CompletionList) else found or [])}
+
+    assert {"username", "groups", "uid"} <= await labels("request.userInfo.")
+    assert {"operation", "userInfo", "namespace"} <= await labels("request.")
