@@ -1,0 +1,33 @@
+"""kcel.lsp.analysis without a client: every surface's expressions are found, and an error lands on its token."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kcel.lsp.analysis import analyze
+
+SURFACES = Path(__file__).resolve().parents[2] / "examples" / "surfaces"
+
+
+@pytest.mark.parametrize(("name", "expressions"), [
+    ("authentication-configuration.yaml", 5), ("authorization-configuration.yaml", 2), ("device-class.yaml", 2),
+    ("webhook-configuration.yaml", 2), ("mutating-webhook-configuration.yaml", 1),
+])  # fmt: skip
+def test_every_surface_example_is_clean(name: str, expressions: int) -> None:
+    analysis = analyze((SURFACES / name).read_text(encoding="utf-8"), "1.37")
+    assert len(analysis.expressions) == expressions and analysis.diagnostics == []
+
+
+@pytest.mark.parametrize(("name", "old", "new", "token"), [
+    ("authentication-configuration.yaml", '"claims.email"', '"claims.email +"', '"'),
+    ("webhook-configuration.yaml", "object.metadata", "object.metadata.", None),
+])  # fmt: skip
+def test_a_broken_surface_expression_is_reported_on_its_line(name: str, old: str, new: str, token: str | None) -> None:
+    text = (SURFACES / name).read_text(encoding="utf-8").replace(old, new, 1)
+    (diagnostic, *_) = analyze(text, "1.37").diagnostics
+    line = text[: diagnostic.start].count("\n")
+    assert new.strip('"') in text.splitlines()[line] or new in text.splitlines()[line]
+    if token is not None:
+        assert text[diagnostic.start] == token
