@@ -174,6 +174,9 @@ def hover(ls: KcelServer, params: lsp.HoverParams) -> lsp.Hover | None:
     if cost is not None:
         runs = f"{cost.effective_cardinality:,} runs" + ("" if cost.cardinality is not None else " (unbounded)")
         lines.append(f"estimated cost {cost.estimated:,} x {runs} = {cost.cost:,} (limit 1,000,000 per rule)")
+    typed = _subexpression_type(ls, analysis, expression, at, params.text_document.uri)
+    if typed is not None:
+        lines.insert(0, typed)
     node = _schema_node(analysis, expression, _chain_at(expression, at))
     if node is not None:
         lines.append(_describe(node))
@@ -291,6 +294,37 @@ def definition(ls: KcelServer, params: lsp.DefinitionParams) -> lsp.Location | N
     if target is None:
         return None
     return lsp.Location(params.text_document.uri, span(text, target[0], target[1]))
+
+
+def _subexpression_type(ls: KcelServer, analysis: Analysis, expression: Expression, at: int, uri: str) -> str | None:
+    """`self.spec.replicas`: `int`: the smallest subexpression under the cursor and the type the checker gave it (in
+    the rule's own environment, its schema typing `self`, for a CRD rule)."""
+    from kcel.errors import CompileError
+    from kcel.k8s.surfaces.environments import environment
+    from kcel.lsp.functions import environment_name
+    from kcel.parser.ast import walk
+
+    character = expression.character_at(at)
+    cost = analysis.cost_of(expression)
+    program = None
+    if cost is not None:
+        program = cost.compiled.message_program if cost.message else cost.compiled.program
+    if program is None:
+        name = environment_name(analysis.documents[expression.document][2])
+        try:
+            program = environment(name, version_for(uri, ls.default_version)).compile(expression.text)
+        except (CompileError, ValueError):
+            return None
+    checked = program.checked
+    if character is None or checked is None:
+        return None
+    under = [n for n in walk(program.parsed.expr) if n.start <= character < n.end and n.id in checked.types]
+    if not under:
+        return None
+    node = min(under, key=lambda n: n.end - n.start)
+    t = checked.types[node.id]
+    shown = "object" if t.name.startswith("selfType") else str(t)
+    return f"`{expression.text[node.start : node.end]}`: `{shown}`"
 
 
 def _function_at(ls: KcelServer, analysis: Analysis, expression: Expression, at: int, uri: str) -> str | None:

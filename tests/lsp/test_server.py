@@ -55,6 +55,7 @@ async def test_a_good_crd_has_no_diagnostics_and_hover_shows_the_cost(client: La
     )
     assert hovered is not None and isinstance(hovered.contents, lsp.MarkupContent)
     assert "estimated cost" in hovered.contents.value and "integer" in hovered.contents.value
+    assert "`self.maxReplicas`: `int`" in hovered.contents.value  # the subexpression under the cursor, as checked
 
 
 @pytest.mark.asyncio
