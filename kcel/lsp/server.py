@@ -23,8 +23,10 @@ from kcel.k8s.manifests.files import is_suite
 from kcel.k8s.schemas.escaping import escape, unescape
 from kcel.lsp.analysis import Analysis, Diagnostic, Expression, analyze, schema_at
 
-_VARIABLE_CHAIN = re.compile(r"\b((?!self\b)[A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.[A-Za-z_]*\Z")
-_SELF_CHAIN = re.compile(r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.?([A-Za-z_][A-Za-z0-9_]*)?\Z")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+# `request.userInfo.` (a declared variable's fields) and `self.spec.` or `oldSelf.` (a CRD rule's schema).
+_VARIABLE_CHAIN = re.compile(rf"\b((?!(?:self|oldSelf)\b){_NAME})((?:\.{_NAME})*)\.[A-Za-z_]*\Z")
+_SELF_CHAIN = re.compile(r"\b(?:self|oldSelf)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.?([A-Za-z_][A-Za-z0-9_]*)?\Z")
 
 
 class KcelServer(LanguageServer):
