@@ -161,11 +161,16 @@ def publish(ls: KcelServer, uri: str) -> None:
 # -- hover, completion, definition -------------------------------------------------------------------------------
 
 
+def _under_cursor(ls: KcelServer, uri: str, cursor: lsp.Position) -> tuple[str, Analysis, int, Expression | None]:
+    """The document's text and analysis, the cursor's offset, and the expression it is in (if any)."""
+    text, analysis = ls.analysis(uri)
+    at = offset(text, cursor)
+    return text, analysis, at, analysis.expression_at(at)
+
+
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
 def hover(ls: KcelServer, params: lsp.HoverParams) -> lsp.Hover | None:
-    text, analysis = ls.analysis(params.text_document.uri)
-    at = offset(text, params.position)
-    expression = analysis.expression_at(at)
+    text, analysis, at, expression = _under_cursor(ls, params.text_document.uri, params.position)
     if expression is None:
         return None
     called = _function_at(ls, analysis, expression, at, params.text_document.uri)
@@ -187,9 +192,7 @@ def hover(ls: KcelServer, params: lsp.HoverParams) -> lsp.Hover | None:
 
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
 def completion(ls: KcelServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-    text, analysis = ls.analysis(params.text_document.uri)
-    at = offset(text, params.position)
-    expression = analysis.expression_at(at)
+    text, analysis, at, expression = _under_cursor(ls, params.text_document.uri, params.position)
     items: list[lsp.CompletionItem] = []
     if expression is not None:
         character = expression.character_at(at)
@@ -249,9 +252,8 @@ def signature_help(ls: KcelServer, params: lsp.SignatureHelpParams) -> lsp.Signa
     """The overloads of the call the cursor is in, and which argument it is at."""
     from kcel.lsp.functions import environment_name, functions, signature
 
-    text, analysis = ls.analysis(params.text_document.uri)
-    expression = analysis.expression_at(offset(text, params.position))
-    character = expression.character_at(offset(text, params.position)) if expression is not None else None
+    _, analysis, at, expression = _under_cursor(ls, params.text_document.uri, params.position)
+    character = expression.character_at(at) if expression is not None else None
     if expression is None or character is None:
         return None
     call = _open_call(expression.text[:character])
@@ -286,9 +288,7 @@ def _open_call(before: str) -> tuple[str, int] | None:
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: KcelServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-    text, analysis = ls.analysis(params.text_document.uri)
-    at = offset(text, params.position)
-    expression = analysis.expression_at(at)
+    text, analysis, at, expression = _under_cursor(ls, params.text_document.uri, params.position)
     if expression is None:
         return None
     chain = _chain_at(expression, at)
@@ -440,8 +440,7 @@ def code_action(ls: KcelServer, params: lsp.CodeActionParams) -> list[lsp.CodeAc
     """For a rule over its cost limit: set the schema bound the cost explanation says would bring it under."""
     from kcel.k8s.rules.explain import explain
 
-    text, analysis = ls.analysis(params.text_document.uri)
-    expression = analysis.expression_at(offset(text, params.range.start))
+    text, analysis, _, expression = _under_cursor(ls, params.text_document.uri, params.range.start)
     cost = analysis.cost_of(expression) if expression is not None else None
     if expression is None or cost is None:
         return []
