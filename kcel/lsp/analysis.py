@@ -23,7 +23,7 @@ from kcel.k8s.manifests.scalars import value_positions
 from kcel.k8s.manifests.yamltext import find, split_documents
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # marks count characters in both
-EXPRESSION_KEYS = frozenset({"rule", "messageExpression", "expression", "valueExpression", "claimValidationRules"})
+EXPRESSION_KEYS = frozenset({"rule", "messageExpression", "expression", "valueExpression"})  # keys that hold CEL
 _POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+):")
 _STEP = re.compile(r"[^.\[\]]+|\[[^\]]*\]")
 
