@@ -1,4 +1,5 @@
-"""`python -m conformance cel-spec|k8s-cases|crds [DIR]`: run a suite, print a line per file and the totals."""
+"""`python -m conformance cel-spec|k8s-cases|crds [DIR]`: run a suite, print a line per file and the totals; exit 1
+when a case fails, 2 when there is no suite directory."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         records = [o.__dict__ for results in outcomes.values() for o in results]
         args.json.write_text(json.dumps(records, indent=1), encoding="utf-8")
     print(f"{totals['passed']} passed, {totals['failed']} failed, {totals['skipped']} skipped")
-    return 0
+    return 1 if totals["failed"] else 0  # a CI job running the suite fails with it
 
 
 if __name__ == "__main__":

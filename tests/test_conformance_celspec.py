@@ -100,3 +100,14 @@ def test_a_listed_error_text_that_agrees_fails() -> None:
     test = {"id": "integer_math/int64_math/divide_zero", "expr": "1 / 0", "eval_error": ["division"], "requires": []}
     outcome = celspec.run(celspec.Case(test["id"], "integer_math", test))
     assert outcome.status == "failed" and "take it off" in outcome.reason
+
+
+def test_the_command_exits_1_when_a_case_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tests = [
+        {"name": "wrong", "expr": "1 + 1", "value": {"int64": "3"}, "id": "suite/s/wrong", "requires": []},
+        {"name": "right", "expr": "1 + 1", "value": {"int64": "2"}, "id": "suite/s/right", "requires": []},
+    ]
+    (tmp_path / "suite.json").write_text(json.dumps({"sections": [{"name": "s", "tests": tests}]}), encoding="utf-8")
+    assert main(["cel-spec", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "1 passed, 1 failed, 0 skipped"
+    assert main(["cel-spec", str(tmp_path / "nowhere")]) == 2
