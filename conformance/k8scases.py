@@ -188,11 +188,14 @@ def _expected_compile_error(case: Case, expect: Mapping[str, Any], message: str)
     if patterns is None:
         return Outcome(case.id, "failed", f"compile: {message.splitlines()[0]}")
     missing = [p for p in patterns if not re.search(p, message)]
-    return (
-        Outcome(case.id, "failed", f"compile error {message!r} lacks {missing}")
-        if missing
-        else Outcome(case.id, "passed")
-    )
+    if missing:
+        return Outcome(case.id, "failed", f"compile error {message!r} lacks {missing}")
+    # ... and every issue is matched by a pattern (the suite's README): no error beyond those expected
+    issues = [issue for issue in re.split(r"\n(?=ERROR: )", message) if issue.strip()]
+    unmatched = [issue.splitlines()[0] for issue in issues if not any(re.search(p, issue) for p in patterns)]
+    if unmatched:
+        return Outcome(case.id, "failed", f"compile error has issues no pattern matches: {unmatched}")
+    return Outcome(case.id, "passed")
 
 
 def _expected_runtime_error(case: Case, expect: Mapping[str, Any], message: str) -> Outcome:

@@ -6,6 +6,8 @@ list are expected to fail (strictly, so a case that starts passing must leave th
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from conformance import k8scases
@@ -57,3 +59,19 @@ def test_schema_expectations_of_newer_upstream_tables(
     kind: str, schema: dict[str, object], expect: dict[str, object], status: str
 ) -> None:
     assert k8scases.run(_schema_case(kind, schema, expect)).status == status
+
+
+def test_a_compile_error_must_have_no_issue_beyond_the_patterns() -> None:
+    """The suite's README: every pattern matches an issue, and every issue is matched by a pattern."""
+    from types import SimpleNamespace
+
+    from conformance.k8scases import _expected_compile_error
+
+    case: Any = SimpleNamespace(id="made/up")
+    two = "ERROR: <input>:1:1: undeclared reference to 'a'\n | a + b\n | ^\n"
+    two += "ERROR: <input>:1:5: undeclared reference to 'b'"
+    expect = {"compile_error": {"match": "regex", "patterns": ["reference to 'a'", "reference to 'b'"]}}
+    assert _expected_compile_error(case, expect, two).status == "passed"
+    only_a = {"compile_error": {"match": "regex", "patterns": ["reference to 'a'"]}}
+    outcome = _expected_compile_error(case, only_a, two)
+    assert outcome.status == "failed" and "undeclared reference to 'b'" in outcome.reason
