@@ -118,6 +118,8 @@ def _env_compatibility(case: Case) -> Outcome:
     if version == "DefaultCompatibilityVersion()":
         version = ".".join(map(str, DEFAULT_COMPATIBILITY))
     environment = "stored" if env_spec["env_type"] == "StoredExpressions" else "new"
+    if "valid_if_compat_at_least_1.37" in expect:  # the gate itself, at both sides, not at kcel's own default
+        return _both_sides_of_a_gate(case, environment, bool(expect["valid_if_compat_at_least_1.37"]))
     variables: dict[str, Any] = {}
     types: dict[str, CelType] = {}
     libraries: dict[str, Library] = {}
@@ -145,10 +147,22 @@ def _env_compatibility(case: Case) -> Outcome:
         valid = env.extend(variables).compile(case.data["expression"]).evaluate(bindings) is True
     except kcel.CelError:
         valid = False
-    wanted = expect.get("valid", expect.get("valid_if_compat_at_least_1.37"))
-    if "valid_if_compat_at_least_1.37" in expect:
-        wanted = DEFAULT_COMPATIBILITY >= (1, 37)
+    wanted = expect.get("valid")
     return Outcome(case.id, "passed") if valid == wanted else Outcome(case.id, "failed", f"valid={valid}")
+
+
+def _both_sides_of_a_gate(case: Case, environment: str, valid_from: bool) -> Outcome:
+    """`valid_if_compat_at_least_1.37`: valid as given at compatibility version 1.37, the other way at 1.36."""
+    found = {}
+    for version, wanted in (("1.37", valid_from), ("1.36", not valid_from)):
+        try:
+            env = kcel.Env(compatibility_version=version, environment=environment)
+            found[version] = env.compile(case.data["expression"]).evaluate({}) is True
+        except kcel.CelError:
+            found[version] = False
+        if found[version] != wanted:
+            return Outcome(case.id, "failed", f"valid={found[version]} at compatibility version {version}")
+    return Outcome(case.id, "passed")
 
 
 def _object_type(name: str, fields: Mapping[str, str]) -> CelType:

@@ -75,3 +75,17 @@ def test_a_compile_error_must_have_no_issue_beyond_the_patterns() -> None:
     only_a = {"compile_error": {"match": "regex", "patterns": ["reference to 'a'"]}}
     outcome = _expected_compile_error(case, only_a, two)
     assert outcome.status == "failed" and "undeclared reference to 'b'" in outcome.reason
+
+
+def test_expected_values_compare_with_their_kinds_and_kubernetes_values_by_their_own_parse() -> None:
+    import kcel
+    from conformance.k8s_values import Written, decode, kcel_equal
+
+    assert not kcel_equal(decode({"a": 1}), {"a": 1.0}) and not kcel_equal(decode([True]), [1])
+    assert kcel_equal(decode({"a": [{"int": 1}]}), {"a": [1]})
+    env = kcel.Env(k8s_version="1.37")
+    assert kcel_equal(Written("quantity", "1.5Gi"), env.compile('quantity("1536Mi")').evaluate({}))
+    assert not kcel_equal(Written("quantity", "1.5G"), env.compile('quantity("1536Mi")').evaluate({}))
+    assert kcel_equal(Written("ip", "::1"), env.compile('ip("0:0::1")').evaluate({}))
+    assert kcel_equal(Written("cidr", "10.0.0.1/8"), env.compile('cidr("10.0.0.1/8")').evaluate({}))
+    assert not kcel_equal(Written("ip", "::1"), "::1")  # a string is no IP
