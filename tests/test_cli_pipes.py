@@ -48,7 +48,7 @@ def test_a_closed_pipe_ends_the_command_quietly(command: list[str]) -> None:
 def test_ctrl_c_ends_the_command_with_130(command: list[str]) -> None:
     """SIGINT while the command waits for its standard input: status 130, no traceback."""
     process = subprocess.Popen([*KCEL, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(2)  # imported, and reading
+    _wait_until_reading(process.pid)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert "Traceback" not in stderr.decode(), stderr.decode()
@@ -71,3 +71,19 @@ def test_standard_input_is_a_file_named_dash(command: list[str]) -> None:
     assert done.returncode in (0, 1), output
     if command[0] != "check":
         assert output.startswith("-: document 0"), output
+
+
+def _wait_until_reading(pid: int) -> None:
+    """Until the process blocks reading its standard input (Linux tells by /proc/PID/wchan), so that the signal
+    comes while it waits, not while it is still importing on a busy machine; elsewhere, two seconds."""
+    wchan = Path(f"/proc/{pid}/wchan")
+    if not wchan.exists():
+        time.sleep(2)
+        return
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if "pipe" in wchan.read_text(errors="replace"):
+            time.sleep(0.2)  # and still there a moment later
+            if "pipe" in wchan.read_text(errors="replace"):
+                return
+        time.sleep(0.05)
