@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kcel import colour
+from kcel import colour, interrupts  # interrupts first among kcel's: a Ctrl-C while the engine imports exits 130
 from kcel.env import Env
 from kcel.errors import CelError, CompileError
 from kcel.eval.display import cel_text, json_value, result_type
@@ -253,6 +253,7 @@ def package_version() -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run one command. A reader that goes away (`kcel ... | head`) ends it quietly with 141, as SIGPIPE would
     end a C program; Ctrl-C with 130."""
+    interrupts.restore()
     try:
         code = _run(argv)
         if not sys.stdout.closed:  # a language server's client may have closed it already

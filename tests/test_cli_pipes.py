@@ -87,3 +87,16 @@ def _wait_until_reading(pid: int) -> None:
             if "pipe" in wchan.read_text(errors="replace"):
                 return
         time.sleep(0.05)
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.15, 0.3])
+def test_ctrl_c_while_the_command_starts_ends_it_quietly(delay: float) -> None:
+    """A Ctrl-C during the imports: 130 (or, before Python has set its own handler, the signal's default), no
+    traceback."""
+    process = subprocess.Popen([*KCEL, "check", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)  # fmt: skip
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert "Traceback" not in stderr.decode(), stderr.decode()
+    assert process.returncode in (130, -signal.SIGINT)

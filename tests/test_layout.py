@@ -167,13 +167,20 @@ def test_no_module_over_the_line_limit(package: str) -> None:
 
 
 def test_import_kcel_loads_no_front_end() -> None:
-    code = "import sys, kcel; print('\\n'.join(sorted(sys.modules)))"
+    code = "import sys, kcel; kcel.Env; print('\\n'.join(sorted(sys.modules)))"  # the engine, in use
     loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     modules = loaded.stdout.split()
     assert "kcel.env" in modules  # the probe sees kcel's modules
     front_ends = [m for m in modules if any(m == f or m.startswith(f + ".") for f in LAZY_FRONT_ENDS)]
     assert front_ends == []
     assert [m for m in modules if m.split(".")[0] in SERVER_PACKAGES] == []
+
+
+def test_import_kcel_alone_loads_nothing_yet() -> None:
+    """`import kcel` is cheap: the names come on first use (the command starts faster, Ctrl-C is caught sooner)."""
+    code = "import sys, kcel; print('\\n'.join(m for m in sys.modules if m.startswith('kcel')))"
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert loaded.stdout.split() == ["kcel"]
 
 
 def test_core_install_has_no_webhook_server() -> None:

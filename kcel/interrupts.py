@@ -1,0 +1,29 @@
+"""Ctrl-C while the `kcel` command starts: imported first by kcel.cli, before the engine's modules, so that an
+interrupt during the imports ends the command quietly with status 130 rather than a traceback. main() hands Ctrl-C
+back to Python's KeyboardInterrupt once it runs (and catches it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from types import FrameType
+
+
+def _quit(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(130)
+
+
+def started_as_command() -> bool:
+    """The `kcel` console script, or `python -m kcel.cli`; not a program that imports kcel.cli (tests, embedders)."""
+    return os.path.basename(sys.argv[0]) in ("kcel", "cli.py", "__main__.py")
+
+
+if started_as_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _quit)
+
+
+def restore() -> None:
+    """Ctrl-C raises KeyboardInterrupt again (main() catches it, the REPL drops the line being typed)."""
+    if signal.getsignal(signal.SIGINT) is _quit:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
