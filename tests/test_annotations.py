@@ -113,13 +113,19 @@ spec: {policyName: replicas.example.com, validationActions: [Deny]}
 """
 
 
-def test_admit_annotates_a_denied_object_at_its_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    policy, objects = tmp_path / "policy.yaml", tmp_path / "deployments.yaml"
+def deployments(folder: Path, separator: str) -> tuple[Path, Path]:
+    """The policy file, and a file of two Deployments (1 replica, then 10, which the policy denies)."""
+    policy, objects = folder / "policy.yaml", folder / "deployments.yaml"
     policy.write_text(POLICY)
     deployment = (
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {}, namespace: default}}\nspec: {{replicas: {}}}\n"
     )
-    objects.write_text(deployment.format("small", 1) + "---\n\n" + deployment.format("big", 10))
+    objects.write_text(deployment.format("small", 1) + separator + deployment.format("big", 10))
+    return policy, objects
+
+
+def test_admit_annotates_a_denied_object_at_its_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    policy, objects = deployments(tmp_path, "---\n\n")
     assert main(["admit", "-o", "github", "--policy", str(policy), str(objects)]) == 1
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith(f"::error file={objects},line=7,title=kcel admit::ValidatingAdmissionPolicy")
@@ -189,12 +195,7 @@ def test_every_ci_command_writes_schema_valid_sarif(
 
 
 def test_admit_writes_junit_a_case_per_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    policy, objects = tmp_path / "policy.yaml", tmp_path / "deployments.yaml"
-    policy.write_text(POLICY)
-    deployment = (
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {}, namespace: default}}\nspec: {{replicas: {}}}\n"
-    )
-    objects.write_text(deployment.format("small", 1) + "---\n" + deployment.format("big", 10))
+    policy, objects = deployments(tmp_path, "---\n")
     assert main(["admit", "-o", "junit", "--policy", str(policy), str(objects)]) == 1
     root = ET.fromstring(capsys.readouterr().out)
     assert (root.get("tests"), root.get("failures")) == ("2", "1")
