@@ -47,7 +47,8 @@ def test_a_closed_pipe_ends_the_command_quietly(command: list[str]) -> None:
 @pytest.mark.parametrize("command", [["check", "-"], ["validate", "--crd", str(EXAMPLES / "widget-crd.yaml"), "-"]])
 def test_ctrl_c_ends_the_command_with_130(command: list[str]) -> None:
     """SIGINT while the command waits for its standard input: status 130, no traceback."""
-    process = subprocess.Popen([*KCEL, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen([*KCEL, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=_interruptible)  # fmt: skip
     _wait_until_reading(process.pid)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
@@ -94,9 +95,15 @@ def test_ctrl_c_while_the_command_starts_ends_it_quietly(delay: float) -> None:
     """A Ctrl-C during the imports: 130 (or, before Python has set its own handler, the signal's default), no
     traceback."""
     process = subprocess.Popen([*KCEL, "check", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)  # fmt: skip
+                               stderr=subprocess.PIPE, preexec_fn=_interruptible)  # fmt: skip
     time.sleep(delay)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert "Traceback" not in stderr.decode(), stderr.decode()
     assert process.returncode in (130, -signal.SIGINT)
+
+
+def _interruptible() -> None:
+    """In the child: Ctrl-C as a terminal delivers it, even when this test runs where SIGINT is ignored (a shell's
+    background job), which the child would inherit."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
