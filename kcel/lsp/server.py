@@ -226,7 +226,13 @@ def _field_items(ls: KcelServer, analysis: Analysis, expression: Expression, roo
         declared = (document.get("spec") or {}).get("variables") or []
         names = [v["name"] for v in declared if isinstance(v, Mapping) and isinstance(v.get("name"), str)]
         return [lsp.CompletionItem(n, kind=lsp.CompletionItemKind.Variable) for n in names]
-    env = environment(environment_name(document), version_for(uri, ls.default_version))
+    version = version_for(uri, ls.default_version)
+    if root in ("object", "oldObject") and isinstance(document, Mapping):  # the kind the policy's rules name
+        from kcel.lsp.builtin import object_fields
+
+        fields = object_fields(document, [part for part in chain.split(".") if part], version)
+        return [lsp.CompletionItem(name, kind=lsp.CompletionItemKind.Field) for name in fields]
+    env = environment(environment_name(document), version)
     t = env.variables.get(root)
     for name in [part for part in chain.split(".") if part]:
         t = t.decl.field_type(name, False) if t is not None and t.kind == "message" and t.decl is not None else None

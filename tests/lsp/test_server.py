@@ -237,3 +237,19 @@ async def test_policy_variables_complete_from_their_declared_types(client: Langu
 
     assert {"username", "groups", "uid"} <= await labels("request.userInfo.")
     assert {"operation", "userInfo", "namespace"} <= await labels("request.")
+
+
+@pytest.mark.asyncio
+async def test_object_completes_from_the_built_in_kind_the_policy_matches(client: LanguageClient,
+                                                                          tmp_path: Path) -> None:  # fmt: skip
+    pytest.importorskip("kubernetes_validate", reason="built-in kinds' schemas come with pip install 'kcel[schemas]'")
+    policy = (ROOT / "examples" / "admission" / "policies" / "replica-limit.yaml").read_text(encoding="utf-8")
+    text = policy.replace("object.spec.replicas <=", "object.spec.template.spec. == 1 && object.spec.replicas <=", 1)
+    path = tmp_path / "policy.yaml"
+    await opened(client, path, text)
+    needle = "object.spec.template.spec."
+    found = await client.text_document_completion_async(
+        lsp.CompletionParams(lsp.TextDocumentIdentifier(path.as_uri()), where(text, needle, len(needle)))
+    )
+    labels = {i.label for i in (found.items if isinstance(found, lsp.CompletionList) else found or [])}
+    assert {"containers", "initContainers", "serviceAccountName"} <= labels  # a Deployment's pod spec
