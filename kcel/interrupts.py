@@ -11,7 +11,9 @@ from types import FrameType
 
 
 def _quit(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(130)
+    """Leave at once: an exception raised here could land in a finalizer the garbage collector runs during an
+    import, and be swallowed there; nothing has been written yet that exiting now would lose."""
+    os._exit(130)
 
 
 def started_as_command() -> bool:
