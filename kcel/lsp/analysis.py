@@ -100,7 +100,7 @@ def analyze(text: str, k8s_version: str | None = None) -> Analysis:
         found = list(_expressions(root, fe.Path(), text, offset, index))
         analysis.expressions += found
         if isinstance(value, Mapping) and found:
-            _check(analysis, index, offset, root, value, text, k8s_version)
+            _check(analysis, index, offset, root, value, k8s_version)
     return analysis
 
 
@@ -130,7 +130,7 @@ def _expression(node: ScalarNode, path: fe.Path, text: str, offset: int, documen
 # -- the API server's verdicts -------------------------------------------------------------------------------------
 
 
-def _check(analysis: Analysis, index: int, offset: int, root: Node, value: Mapping[str, Any], text: str,
+def _check(analysis: Analysis, index: int, offset: int, root: Node, value: Mapping[str, Any],
            k8s_version: str | None) -> None:  # fmt: skip
     """Run the check the object's kind has, and place each error at its field (inside its expression when it can)."""
     kind = str(value.get("kind", ""))

@@ -298,7 +298,7 @@ def definition(ls: KcelServer, params: lsp.DefinitionParams) -> lsp.Location | N
     if expression is None:
         return None
     chain = _chain_at(expression, at)
-    target = _schema_key_offset(analysis, expression, chain, text)
+    target = _schema_key_offset(analysis, expression, chain)
     if target is None:
         return None
     return lsp.Location(params.text_document.uri, span(text, target[0], target[1]))
@@ -404,17 +404,15 @@ def _describe(node: Mapping[str, Any]) -> str:
     return f"{text}: {node['description']}" if isinstance(node.get("description"), str) else text
 
 
-def _schema_key_offset(analysis: Analysis, expression: Expression, chain: Sequence[str],
-                       text: str) -> tuple[int, int] | None:  # fmt: skip
+def _schema_key_offset(analysis: Analysis, expression: Expression, chain: Sequence[str]) -> tuple[int, int] | None:
     """Where the property a `self` chain names is declared in the file: its key under `properties`."""
     from kcel.k8s import field as fe
     from kcel.k8s.manifests.yamltext import find
 
-    _, elements = _rule_schema(analysis, expression)
+    node, elements = _rule_schema(analysis, expression)
     if not chain or not elements:
         return None
     steps: list[tuple[str, str]] = list(elements)
-    node, _ = _rule_schema(analysis, expression)
     for name in chain:
         while isinstance(node, Mapping) and node.get("type") == "array" and isinstance(node.get("items"), Mapping):
             steps.append(("items", ""))
