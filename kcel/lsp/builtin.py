@@ -1,9 +1,11 @@
-"""The fields of `object` in an admission policy's expressions: the built-in kind its matchConstraints name, typed by
-the kind's OpenAPI schema (the `kcel[schemas]` extra), for completion."""
+"""The fields of `object` and `params` in an admission policy's expressions, for completion: the built-in kind its
+matchConstraints name, typed by the kind's OpenAPI schema (the `kcel[schemas]` extra), and the CRD of its paramKind
+found beside it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -61,3 +63,39 @@ def _resolved(definitions: Mapping[str, Any], node: Any) -> Mapping[str, Any]:
 def _properties(definitions: Mapping[str, Any], node: Any) -> Mapping[str, Any]:
     found = _resolved(definitions, node).get("properties")
     return found if isinstance(found, Mapping) else {}
+
+
+def params_fields(policy: Mapping[str, Any], chain: Sequence[str], folder: Path | None) -> Mapping[str, Any]:
+    """The properties at `params.<chain>`: the schema of the CRD that serves the policy's paramKind, found among
+    the YAML files of the policy's folder (and the folders under it)."""
+    spec = policy.get("spec")
+    kind = spec.get("paramKind") if isinstance(spec, Mapping) else None
+    if not isinstance(kind, Mapping) or folder is None:
+        return {}
+    group, _, version = str(kind.get("apiVersion", "")).rpartition("/")
+    for crd in _crds_under(folder):
+        names, crd_spec = crd.get("spec", {}).get("names", {}), crd.get("spec", {})
+        if crd_spec.get("group") != group or names.get("kind") != kind.get("kind"):
+            continue
+        served = [v for v in crd_spec.get("versions") or () if isinstance(v, Mapping) and v.get("name") == version]
+        node: Any = served[0].get("schema", {}).get("openAPIV3Schema") if served else None
+        for name in chain:
+            node = _properties({}, node).get(name)
+            while isinstance(node, Mapping) and node.get("type") == "array":
+                node = node.get("items")
+        return _properties({}, node)
+    return {}
+
+
+def _crds_under(folder: Path) -> list[Mapping[str, Any]]:
+    import yaml
+
+    found = []
+    for path in sorted(folder.rglob("*.yaml"))[:500]:
+        try:
+            text = path.read_text(encoding="utf-8")
+            if "kind: CustomResourceDefinition" in text:
+                found += [d for d in yaml.safe_load_all(text) if isinstance(d, Mapping)]
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+    return found

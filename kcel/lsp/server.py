@@ -232,6 +232,12 @@ def _field_items(ls: KcelServer, analysis: Analysis, expression: Expression, roo
 
         fields = object_fields(document, [part for part in chain.split(".") if part], version)
         return [lsp.CompletionItem(name, kind=lsp.CompletionItemKind.Field) for name in fields]
+    if root == "params" and isinstance(document, Mapping):  # the paramKind's CRD, beside the policy
+        from kcel.lsp.builtin import params_fields
+
+        path = file_path(uri)
+        fields = params_fields(document, [part for part in chain.split(".") if part], path.parent if path else None)
+        return [lsp.CompletionItem(name, kind=lsp.CompletionItemKind.Field) for name in fields]
     env = environment(environment_name(document), version)
     t = env.variables.get(root)
     for name in [part for part in chain.split(".") if part]:

@@ -253,3 +253,39 @@ async def test_object_completes_from_the_built_in_kind_the_policy_matches(client
     )
     labels = {i.label for i in (found.items if isinstance(found, lsp.CompletionList) else found or [])}
     assert {"containers", "initContainers", "serviceAccountName"} <= labels  # a Deployment's pod spec
+
+
+PARAMS_CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: replicalimits.rules.example.com}
+spec:
+  group: rules.example.com
+  scope: Namespaced
+  names: {kind: ReplicaLimit, plural: replicalimits, singular: replicalimit, listKind: ReplicaLimitList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          maxReplicas: {type: integer}
+          team: {type: object, properties: {name: {type: string}}}
+"""
+
+
+@pytest.mark.asyncio
+async def test_params_complete_from_the_crd_of_the_param_kind(client: LanguageClient, tmp_path: Path) -> None:
+    policy = (ROOT / "examples" / "admission" / "policies" / "replica-limit.yaml").read_text(encoding="utf-8")
+    text = policy.replace("object.spec.replicas <=", "params.team. == '' && object.spec.replicas <=", 1)
+    (tmp_path / "crds").mkdir()
+    (tmp_path / "crds" / "replicalimits.yaml").write_text(PARAMS_CRD, encoding="utf-8")
+    path = tmp_path / "policy.yaml"
+    await opened(client, path, text)
+    document = lsp.TextDocumentIdentifier(path.as_uri())
+    for needle, expected in (("params.", {"maxReplicas", "team"}), ("params.team.", {"name"})):
+        found = await client.text_document_completion_async(
+            lsp.CompletionParams(document, where(text, needle, len(needle)))
+        )
+        assert expected <= {i.label for i in (found.items if isinstance(found, lsp.CompletionList) else found or [])}
