@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -64,10 +65,16 @@ def _composed(file: str, document: int) -> tuple[int, Any] | None:
 def object_field_line(file: str, document: int, item: int | None, field: str, fallback: int) -> int:
     """The line of a field an API error names (`spec.containers[1].image`) in an object's file (inside a List,
     under `items[item]`); `fallback` (the document's line) when it cannot be found."""
-    elements: list[tuple[str, str]] = [("items", ""), ("", str(item))] if item is not None else []
-    for part in re.findall(r"[^.\[\]]+|\[[^\]]*\]", field):
-        elements.append(("", part[1:-1]) if part.startswith("[") else (part, ""))
-    return _field_line(file, document, tuple(elements)) or fallback
+    elements = (("items", ""), ("", str(item))) if item is not None else ()
+    return _field_line(file, document, elements + field_elements(field)) or fallback
+
+
+_STEP = re.compile(r"[^.\[\]]+|\[[^\]]*\]")
+
+
+def field_elements(text: str) -> tuple[tuple[str, str], ...]:
+    """`spec.containers[1].image` as field path elements (name, index)."""
+    return tuple(("", part[1:-1]) if part.startswith("[") else (part, "") for part in _STEP.findall(text))
 
 
 def crd_rule_marker(crd: Any, path: fe.Path) -> str:
@@ -104,14 +111,26 @@ def _expression_node(crd: Any, path: fe.Path) -> tuple[int, Any] | None:
 _POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+):")
 
 
+def error_character(message: str, expression: str) -> int | None:
+    """The character of `expression` the first compile error of `message` names (`ERROR: <input>:2:7: ...`: cel-go's
+    line and 1-based column), one past the end for an error at the end; None when there is none or it is outside."""
+    at = _POSITION.search(message)
+    if at is None:
+        return None
+    line, column = int(at.group(1)), int(at.group(2))
+    lines = expression.split("\n")
+    if line > len(lines) or column > len(lines[line - 1]) + 1:
+        return None
+    return sum(len(t) + 1 for t in lines[: line - 1]) + column - 1
+
+
 def expression_position(crd: Any, path: fe.Path, message: str) -> tuple[int, int] | None:
     """The file's line and column of the first compile error in a rule's message (`ERROR: <input>:1:18: ...`),
     in any style of YAML scalar (kcel.k8s.manifests.scalars); None when it cannot be placed."""
     from kcel.k8s.manifests.scalars import value_positions
 
-    at = _POSITION.search(message)
     found = _expression_node(crd, path)
-    if at is None or found is None:
+    if found is None:
         return None
     offset, node = found
     start = offset + node.start_mark.index
@@ -119,11 +138,9 @@ def expression_position(crd: Any, path: fe.Path, message: str) -> tuple[int, int
     positions = value_positions(text[start : offset + node.end_mark.index], node.style, node.value)
     if positions is None:
         return None
-    line, column = int(at.group(1)), int(at.group(2))
-    lines = node.value.split("\n")
-    if line > len(lines) or column > len(lines[line - 1]) + 1:
+    character = error_character(message, node.value)
+    if character is None:
         return None
-    character = sum(len(t) + 1 for t in lines[: line - 1]) + column - 1  # cel-go's column is 1-based
     at_offset = start + positions[min(character, len(positions) - 1)]
     line_start = text.rfind("\n", 0, at_offset) + 1
     return text.count("\n", 0, at_offset) + 1, at_offset - line_start + 1
@@ -139,25 +156,59 @@ def _markers(project: str) -> tuple[tuple[str, int, str], ...]:
         if any(p == "vendor" or p.startswith(".") for p in parts[:-1]):
             continue
         try:
-            lines = file.read_text(encoding="utf-8").splitlines()
+            text = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        for number, text in enumerate(lines, 1):
-            match = _MARKER.search(text)
-            if match:
-                found.append((str(file.relative_to(Path.cwd()) if file.is_relative_to(Path.cwd()) else file),
-                              number, _go_string(match.group(1))))  # fmt: skip
+        shown = str(file.relative_to(Path.cwd()) if file.is_relative_to(Path.cwd()) else file)
+        found += [(shown, text.count("\n", 0, marker.start) + 1, marker.rule) for marker in go_markers(text)]
     return tuple(found)
 
 
 _MARKER = re.compile(r"\+kubebuilder:validation:XValidation:.*?\brule=(\"(?:[^\"\\]|\\.)*\"|`[^`]*`)")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "a": "\a", "b": "\b", "f": "\f",
+            "v": "\v"}  # fmt: skip
+_HEX_ESCAPES = {"x": 2, "u": 4}
 
 
-def _go_string(literal: str) -> str:
-    """The value of a Go string literal as controller-gen reads a marker's argument (interpreted or raw)."""
-    if literal.startswith("`"):
-        return literal[1:-1]
-    return json.loads(literal) if "\\x" not in literal else literal[1:-1]
+@dataclass(frozen=True)
+class Marker:
+    """A rule in a kubebuilder XValidation marker: its text, and the file offset of each of its characters (and one
+    past the end), as the Go compiler reads the string literal (interpreted or raw)."""
+
+    rule: str
+    positions: tuple[int, ...]
+
+    @property
+    def start(self) -> int:
+        return self.positions[0] - 1  # the opening quote
+
+    @property
+    def end(self) -> int:
+        return self.positions[-1] + 1  # after the closing quote
+
+
+def go_markers(text: str) -> Iterator[Marker]:
+    """Every XValidation rule of a Go file's text."""
+    for match in _MARKER.finditer(text):
+        literal, start = match.group(1), match.start(1)
+        if literal.startswith("`"):
+            yield Marker(literal[1:-1], tuple(range(start + 1, start + len(literal))))
+            continue
+        chars, positions, i = [], [], 1
+        while i < len(literal) - 1:
+            escape = literal[i + 1] if literal[i] == "\\" else ""
+            if escape in _HEX_ESCAPES:
+                width = 2 + _HEX_ESCAPES[escape]
+                chars.append(chr(int(literal[i + 2 : i + width], 16)))
+            elif escape in _ESCAPES:
+                width = 2
+                chars.append(_ESCAPES[escape])
+            else:
+                width = 1
+                chars.append(literal[i])
+            positions.append(start + i)
+            i += width
+        yield Marker("".join(chars), (*positions, start + len(literal) - 1))
 
 
 # -- the commands' findings --------------------------------------------------------------------------------------

@@ -18,13 +18,13 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from kcel.annotations import error_character, field_elements
 from kcel.k8s import field as fe
 from kcel.k8s.manifests.scalars import value_positions
 from kcel.k8s.manifests.yamltext import find, split_documents
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # marks count characters in both
 EXPRESSION_KEYS = frozenset({"rule", "messageExpression", "expression", "valueExpression"})  # keys that hold CEL
-_POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+):")
 _STEP = re.compile(r"[^.\[\]]+|\[[^\]]*\]")
 
 
@@ -196,23 +196,14 @@ def steps(path: fe.Path) -> tuple[str, ...]:
     return tuple(found)
 
 
-def field_elements(text: str) -> tuple[tuple[str, str], ...]:
-    """`spec.containers[1].image` as field path elements (name, index)."""
-    return tuple(("", part[1:-1]) if part.startswith("[") else (part, "") for part in _STEP.findall(text))
-
-
 def _place(analysis: Analysis, index: int, offset: int, root: Node, path: fe.Path, message: str,
            severity: str) -> Diagnostic:  # fmt: skip
     """The range an error concerns: the character of its expression a compile error names, else its field."""
     expression = analysis.expression_named(index, path)
-    at = _POSITION.search(message)
-    if expression is not None and at is not None and expression.positions is not None:
-        lines = expression.text.split("\n")
-        line, column = int(at.group(1)), int(at.group(2))
-        if line <= len(lines):
-            character = sum(len(t) + 1 for t in lines[: line - 1]) + column - 1
-            start = expression.offset_of(character)
-            return Diagnostic(start, max(start + 1, expression.offset_of(character + 1)), message, severity)
+    character = error_character(message, expression.text) if expression is not None else None
+    if expression is not None and character is not None and expression.positions is not None:
+        start = expression.offset_of(character)
+        return Diagnostic(start, max(start + 1, expression.offset_of(character + 1)), message, severity)
     if expression is not None:
         return Diagnostic(expression.start, expression.end, message, severity)
     node = find(root, path) if path.elements else None

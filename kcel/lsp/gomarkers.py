@@ -8,65 +8,17 @@ errors of syntax, names and functions but not of fields.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
+from kcel.annotations import Marker, error_character, go_markers
 from kcel.lsp.analysis import Analysis, Diagnostic, analyze
-
-_MARKER = re.compile(r"\+kubebuilder:validation:XValidation:.*?\brule=(\"(?:[^\"\\]|\\.)*\"|`[^`]*`)")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "a": "\a", "b": "\b", "f": "\f",
-            "v": "\v"}  # fmt: skip
-_POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+):")
-
-
-@dataclass(frozen=True)
-class Marker:
-    """A rule in a marker: its text, and the file offset of each character (and one past the end)."""
-
-    rule: str
-    positions: tuple[int, ...]
-
-    @property
-    def start(self) -> int:
-        return self.positions[0] - 1  # the opening quote
-
-    @property
-    def end(self) -> int:
-        return self.positions[-1] + 1  # after the closing quote
-
-
-def markers(text: str) -> Iterator[Marker]:
-    """Every XValidation rule of a Go file, its Go string literal read as the Go compiler reads it."""
-    for match in _MARKER.finditer(text):
-        literal, start = match.group(1), match.start(1)
-        if literal.startswith("`"):
-            yield Marker(literal[1:-1], tuple(range(start + 1, start + len(literal))))
-            continue
-        chars, positions, i = [], [], 1
-        while i < len(literal) - 1:
-            if literal[i] == "\\" and literal[i + 1] in _ESCAPES:
-                chars.append(_ESCAPES[literal[i + 1]])
-                positions.append(start + i)
-                i += 2
-            elif literal[i] == "\\" and literal[i + 1] in "xu":
-                width = 2 if literal[i + 1] == "x" else 4
-                chars.append(chr(int(literal[i + 2 : i + 2 + width], 16)))
-                positions.append(start + i)
-                i += 2 + width
-            else:
-                chars.append(literal[i])
-                positions.append(start + i)
-                i += 1
-        yield Marker("".join(chars), (*positions, start + len(literal) - 1))
 
 
 def diagnostics(text: str, go_file: Path | None, k8s_version: str | None) -> list[Diagnostic]:
     """The API server's errors on each marker's rule, at the characters they concern in the Go file."""
     crds = _project_crds(go_file, k8s_version) if go_file is not None else []
     found: list[Diagnostic] = []
-    for marker in markers(text):
+    for marker in go_markers(text):
         generated = [(a, e) for a in crds for e in a.expressions if e.text == marker.rule]
         if generated:
             analysis, expression = generated[0]
@@ -87,10 +39,10 @@ def _compiled(marker: Marker, k8s_version: str | None) -> list[Diagnostic]:
     try:
         environment("crd", k8s_version).compile(marker.rule)
     except CompileError as err:
-        at = _POSITION.search(str(err))
-        if at is None or int(at.group(1)) != 1:
+        character = error_character(str(err), marker.rule)
+        if character is None:
             return [Diagnostic(marker.start, marker.end, str(err))]
-        start = marker.positions[min(int(at.group(2)) - 1, len(marker.positions) - 1)]
+        start = marker.positions[min(character, len(marker.positions) - 1)]
         return [Diagnostic(start, start + 1, str(err))]
     return []
 
