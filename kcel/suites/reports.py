@@ -59,12 +59,15 @@ class Colour:
         return f"\033[{code}m{text}\033[0m" if self.enabled else text
 
 
-def text_lines(result: Result, verbose: bool = False, colour: Colour | None = None) -> list[str]:
-    """The lines for one result: a failure or an error in full, passes and skips only when verbose."""
+def text_lines(
+    result: Result, verbose: bool = False, colour: Colour | None = None, texts: dict[str, str] | None = None
+) -> list[str]:
+    """The lines for one result: a failure or an error in full, passes and skips only when verbose (`texts`: the
+    suite files already read, to find a failing case's line)."""
     paint = colour or (lambda code, text: text)
     if result.status in (FAILED, ERROR):
         head = [f"{paint('31', 'FAIL' if result.status == FAILED else 'ERROR')} {result.id}"]
-        line = _case_line(result, {})  # where the case is, for editors and terminals that open `file:line`
+        line = _case_line(result, {} if texts is None else texts)  # for editors and terminals that open file:line
         place = [f"  at {result.suite.where.file}:{line}"] if line else []
         if result.status == ERROR:
             return head + [f"  {result.detail}"] + place
@@ -95,9 +98,10 @@ def print_text(results: Iterable[Result], verbose: bool, stream: TextIO | None =
     """Print results as they come (to stdout by default); returns them all."""
     stream = stream or sys.stdout
     colour, kept = Colour(stream), []
+    texts: dict[str, str] = {}  # each suite file read once
     for result in results:
         kept.append(result)
-        for line in text_lines(result, verbose, colour):
+        for line in text_lines(result, verbose, colour, texts):
             print(line, file=stream)
     return kept
 

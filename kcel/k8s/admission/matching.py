@@ -159,15 +159,15 @@ def equivalents(rule: Rule, attributes: Attributes) -> list[tuple[GVR, GVK]]:
 
 
 def mismatch(match: MatchResources, attributes: Attributes, namespace_labels: Mapping[str, str]) -> str:
-    """Which test of `matches` a request fails (`namespaceSelector`, `objectSelector`, `excludeResourceRules`,
-    `resourceRules`), for `kcel admit -v`; empty when it matches."""
+    """Which test of `matches` a request it does not match fails (`namespaceSelector`, `objectSelector`,
+    `excludeResourceRules`, else `resourceRules`), for `kcel admit -v`: the tests in `matches`' order."""
     if not namespace_selected(match.namespace_selector, attributes, namespace_labels):
         return "namespaceSelector"
     if not object_selected(match.object_selector, attributes):
         return "objectSelector"
     if matches_rules(match.exclude_resource_rules, match.match_policy, attributes) is not None:
         return "excludeResourceRules"
-    return "" if matches(match, attributes, namespace_labels) is not None else "resourceRules"
+    return "resourceRules"
 
 
 def matches(match: MatchResources, attributes: Attributes, namespace_labels: Mapping[str, str]) -> Match | None:
