@@ -4,6 +4,10 @@ The names are imported on first use (`kcel.Env`, `from kcel import Env`), so tha
 command start fast, and a Ctrl-C while the command starts ends it quietly.
 """
 
+# isort: off
+from kcel import interrupts  # noqa: F401  first of all: a Ctrl-C while the `kcel` command starts exits 130 quietly
+
+# isort: on
 import importlib  # no `from __future__ import annotations`: it would shadow the submodule kcel.annotations
 import sys
 from typing import TYPE_CHECKING, Any

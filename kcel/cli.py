@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kcel import colour, interrupts  # interrupts first among kcel's: a Ctrl-C while the engine imports exits 130
+from kcel import colour, interrupts
 from kcel.env import Env
 from kcel.errors import CelError, CompileError
 from kcel.eval.display import cel_text, json_value, result_type

@@ -1,5 +1,5 @@
-"""Ctrl-C while the `kcel` command starts: imported first by kcel.cli, before the engine's modules, so that an
-interrupt during the imports ends the command quietly with status 130 rather than a traceback. main() hands Ctrl-C
+"""Ctrl-C while the `kcel` command starts: imported first of all by the kcel package, so that an interrupt during the
+imports ends the command quietly with status 130 rather than a traceback. main() hands Ctrl-C
 back to Python's KeyboardInterrupt once it runs (and catches it)."""
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ def _quit(signum: int, frame: FrameType | None) -> None:
 
 
 def started_as_command() -> bool:
-    """The `kcel` console script, or `python -m kcel.cli`; not a program that imports kcel.cli (tests, embedders)."""
-    return os.path.basename(sys.argv[0]) in ("kcel", "cli.py", "__main__.py")
+    """The `kcel` console script, or `python -m kcel.cli`; not a program that imports kcel (tests, embedders).
+    While the package imports for `-m`, sys.argv[0] is still "-m": the original command line tells."""
+    argv = sys.orig_argv
+    module = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else ""
+    return os.path.basename(sys.argv[0]) == "kcel" or module in ("kcel.cli", "kcel")
 
 
 if started_as_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
