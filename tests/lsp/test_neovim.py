@@ -1,5 +1,5 @@
 """A real editor: Neovim headless, its built-in LSP client running `kcel lsp` on a CRD with a bad rule, reads the
-diagnostic back (where `nvim` is installed, 0.10 or newer)."""
+diagnostic back (where `nvim` is installed: 0.7, Debian 12's, or newer)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
-vim.lsp.start({ name = "kcel", cmd = { %(python)r, "-m", "kcel.cli", "lsp" }, root_dir = %(folder)r })
+local config = { name = "kcel", cmd = { %(python)r, "-m", "kcel.cli", "lsp" }, root_dir = %(folder)r }
+if vim.lsp.start then vim.lsp.start(config) else vim.lsp.buf_attach_client(0, vim.lsp.start_client(config)) end
 vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 100)
 local lines = {}
 for _, d in ipairs(vim.diagnostic.get(0)) do
