@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kcel import colour, interrupts
+from kcel.commands import UsageError, read_documents
 from kcel.env import Env
 from kcel.errors import CelError, CompileError
 from kcel.eval.display import cel_text, json_value, result_type
@@ -18,7 +19,7 @@ from kcel.parser import parse
 from kcel.parser.unparser import dump, unparse
 
 if TYPE_CHECKING:
-    from kcel.k8s.crds.validate import Report
+    pass
 
 DEFAULT_COST_LIMIT = 1_000_000  # the API server's per-expression limit
 CI_OUTPUTS = ("text", "json", "github", "sarif", "junit")
@@ -289,9 +290,13 @@ def _run(argv: list[str] | None) -> int:
             print(script(build_parser(), args.shell), end="")
             return 0
         if args.command == "check":
-            return _check(args)
+            from kcel.commands.check import run as check
+
+            return check(args)
         if args.command == "validate":
-            return _validate(args)
+            from kcel.commands.validate import run as validate
+
+            return validate(args)
         if args.command == "admit":
             from kcel.k8s.admission import command as admit_command
 
@@ -322,13 +327,9 @@ def _run(argv: list[str] | None) -> int:
     except CelError as err:
         print(f"{_style.red('error')}: {err}", file=sys.stderr)
         return 1
-    except _UsageError as err:
+    except UsageError as err:
         print(f"kcel: {err}", file=sys.stderr)
         return 2
-
-
-class _UsageError(Exception):
-    pass
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -349,7 +350,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             if registry is not None:
                 variables = _message_values(registry, variables, declared)
     except ValueError as err:  # an unknown type name or Kubernetes version
-        raise _UsageError(str(err)) from None
+        raise UsageError(str(err)) from None
     program = env.compile(args.expression)
     if args.show_python:
         print(program.python_source)
@@ -379,13 +380,13 @@ def _messages(paths: list[str]) -> Any:
     try:
         from kcel.proto.registry import Messages
     except ImportError as err:
-        raise _UsageError(str(err)) from None
+        raise UsageError(str(err)) from None
     try:
         return Messages([Path(path) for path in paths])
     except OSError as err:
-        raise _UsageError(f"--messages: {err.strerror}: {err.filename}") from None
+        raise UsageError(f"--messages: {err.strerror}: {err.filename}") from None
     except Exception as err:  # not a descriptor set: protobuf's DecodeError, ParseError, TypeError...
-        raise _UsageError(f"--messages: not a FileDescriptorSet: {err}") from None
+        raise UsageError(f"--messages: not a FileDescriptorSet: {err}") from None
 
 
 def _message_library(paths: list[str]) -> Any:
@@ -402,14 +403,14 @@ def _message_values(registry: Any, variables: dict[str, Any], declared: dict[str
             try:
                 converted[name] = registry.from_json(type_name, variables[name])
             except Exception as err:  # json_format.ParseError names the field
-                raise _UsageError(f"{name}: not a {type_name} in protobuf's JSON: {err}") from None
+                raise UsageError(f"{name}: not a {type_name} in protobuf's JSON: {err}") from None
     return converted
 
 
 def _declaration(text: str) -> tuple[str, str]:
     name, sep, type_text = text.partition(":")
     if not sep or not name.strip() or not type_text.strip():
-        raise _UsageError(f"--decl takes NAME:TYPE (e.g. 'self:list(string)'), got {text!r}")
+        raise UsageError(f"--decl takes NAME:TYPE (e.g. 'self:list(string)'), got {text!r}")
     return name.strip(), type_text.strip()
 
 
@@ -432,287 +433,17 @@ class _Style:
 _style = _Style()
 
 
-def _check(args: argparse.Namespace) -> int:
-    """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected."""
-    from kcel import annotations
-    from kcel.findings import Emitter, Finding
-    from kcel.k8s import field
-    from kcel.k8s.crds.crd import check_crd, count_rules
-    from kcel.k8s.manifests.files import manifest_files
-    from kcel.k8s.rules.cost import STATIC_ESTIMATED_CRD_COST_LIMIT
-    from kcel.k8s.surfaces.checking import check_files
-    from kcel.k8s.surfaces.checking import report as checked_report
-
-    reports: list[dict[str, Any]] = []
-    emit = Emitter(args.output, "kcel check")
-    crds, problems = _crds(args.crds)
-    others = check_files(manifest_files(args.crds), args.k8s_version or NEWEST, report_unreadable=False)
-    problems += others.problems
-    for problem in problems:
-        print(f"error: {problem}", file=sys.stderr)
-    emit(Finding("error", problem, problem.partition(": ")[0]) for problem in problems)
-    checks = []
-    for crd in crds:
-        check = check_crd(crd, k8s_version=args.k8s_version)
-        checks.append((crd, check))
-        rules = sum(count_rules(crd.schema_of(version)) for version in crd.versions)
-        costs = [_cost_report(cost, args.explain_above) for cost in check.costs]
-        totals = [
-            {"schema": str(path), "cost": total, "share": _share(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}
-            for path, total in check.totals
-        ]
-        errors = [e.cause() for e in check.errors]
-        report = {"crd": crd.name, "rules": rules, "valid": not check.errors, "errors": errors,
-                  "warnings": check.warnings, "costs": costs, "totals": totals}  # fmt: skip
-        reports.append(report)
-        message = field.invalid_status_message(_CRD_KIND, crd.name, check.errors) if check.errors else ""
-        if args.output == "text":
-            _print_check(report, message, annotations.error_places(crd, check.errors))
-        else:
-            emit(annotations.crd_findings(crd, check.errors, report["warnings"]))
-    for where, checked in others.checked:
-        reports.append(checked_report(where, checked))
-        if args.output == "text":
-            _print_checked(where, checked)
-        else:
-            emit(annotations.checked_findings(where, checked))
-    for skipped in others.skipped:
-        print(f"skipped: {skipped}", file=sys.stderr)
-    if args.output == "json":
-        print(json.dumps(reports + [{"skipped": s} for s in others.skipped], indent=2))
-    elif args.output == "junit":
-        print(annotations.check_junit(checks, others), end="")
-    emit.close()
-    if not reports and not problems:
-        print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
-              file=sys.stderr)  # fmt: skip
-        return 1 if args.strict else 0
-    rules = sum(r["rules"] for r in reports[: len(crds)])
-    summary = f"{_plural(len(crds), 'CRD')}, {_plural(rules, 'rule')}"
-    if others.checked:
-        summary += f", {_plural(len(others.checked), 'other object')}"
-    skipped = f", {len(others.skipped)} skipped" if others.skipped else ""
-    print(f"{summary}: {sum(not r['valid'] for r in reports)} rejected{skipped}", file=sys.stderr)
-    return 0 if all(r["valid"] for r in reports) and not problems else 1
-
-
-_CRD_KIND = "CustomResourceDefinition.apiextensions.k8s.io"
-
-
-def _print_checked(where: str, checked: Any) -> None:
-    verdict = "accepted" if checked.valid else "rejected"
-    named = f"{checked.kind} {checked.name}" if checked.name else checked.kind
-    print(f"{where}: {named}: {verdict} ({_plural(checked.expressions, 'expression')})")
-    for error in checked.errors:
-        print(f"  {error}")
-    for warning in checked.warnings:
-        print(f"  Warning: {warning}")
-
-
-def _cost_report(cost: Any, explain_above: float) -> dict[str, Any]:
-    from kcel.k8s.rules.cost import STATIC_ESTIMATED_COST_LIMIT
-    from kcel.k8s.rules.explain import explain
-
-    share = _share(cost.cost, STATIC_ESTIMATED_COST_LIMIT)
-    return {
-        "path": str(cost.path), "location": cost.location or "<root>", "expression": cost.expression,
-        "estimated": cost.estimated, "cardinality": cost.cardinality, "runs": cost.effective_cardinality,
-        "cost": cost.cost, "share": share,
-        "compiles": (cost.compiled.message_program if cost.message else cost.compiled.program) is not None,
-        "explanation": explain(cost).lines() if share > explain_above else [],
-    }  # fmt: skip
-
-
-def _share(cost: int, limit: int) -> float:
-    """The cost as a percentage of its limit."""
-    return round(100 * cost / limit, 2)
-
-
-def _print_check(report: dict[str, Any], message: str, places: list[str]) -> None:
-    verdict = "accepted" if report["valid"] else "rejected"
-    print(f"{report['crd']}: {verdict} ({_plural(report['rules'], 'rule')})")
-    if message:
-        print(f"  {message}")
-    for place in places:
-        print(f"  at {place}")
-    for warning in report["warnings"]:
-        print(f"  Warning: {warning}")
-    for cost in report["costs"]:
-        kind = "messageExpression" if cost["path"].endswith("messageExpression") else "rule"
-        runs = cost["runs"] if cost["cardinality"] is not None else f"{cost['runs']:,} (unbounded)"
-        runs = f"{runs:,}" if isinstance(runs, int) else runs
-        print(f"  {cost['location']} {kind}: {cost['expression']}")
-        if not cost["compiles"]:
-            print("    does not compile (see the error above): no cost estimate")
-            continue
-        print(f"    estimated cost {cost['estimated']:,} x {runs} runs = {cost['cost']:,}"
-              f" ({_share_text(cost['share'])} the per-expression limit)")  # fmt: skip
-        for line in cost["explanation"]:
-            print(f"    - {line}")
-    for total in report["totals"]:
-        print(f"  total {total['cost']:,} ({_share_text(total['share'])} the per-CRD limit) for {total['schema']}")
-
-
-def _share_text(share: float) -> str:
-    return f"{share}% of" if share < 1000 else f"{share / 100:,.0f} times"
-
-
-def _validate(args: argparse.Namespace) -> int:
-    """Every object of every file against its CRD; exit 1 if any is invalid or unreadable, 2 on bad paths."""
-    from kcel import annotations
-    from kcel.findings import Emitter, Finding
-    from kcel.k8s.crds.validate import Catalog, Options, validate_files_in_parallel
-    from kcel.k8s.manifests.files import OldObjects, manifest_files
-
-    try:
-        catalog = Catalog.load(args.crd)
-        files = manifest_files(args.files)
-        old = OldObjects(_old_objects(args.old), args.namespace)
-    except FileNotFoundError as err:
-        raise _UsageError(str(err)) from None
-    for problem in catalog.problems:
-        print(f"error: {problem}", file=sys.stderr)
-    skip_kinds = frozenset(k.strip() for kinds in args.skip_kind for k in kinds.split(",") if k.strip())
-    options = Options(args.field_validation.capitalize(), args.namespace, args.subresource, args.k8s_version,
-                      strict=args.strict, skip_kinds=skip_kinds)  # fmt: skip
-    emit = Emitter(args.output, "kcel validate")
-    emit(Finding("error", problem, problem.partition(": ")[0]) for problem in catalog.problems)
-    reports: list[Report] = []
-    with _Progress(len(files)) as progress:
-        for found in validate_files_in_parallel(files, catalog, options, old, args.jobs):
-            for report in found:
-                reports.append(report)
-                if args.output == "text":
-                    progress.clear()
-                    _print_report(report, args.verbose)
-                else:
-                    progress.clear()
-                    emit(annotations.report_findings(report))
-            progress.advance()
-    if args.output == "json":
-        print(json.dumps([r.as_json() for r in reports], indent=2))
-    elif args.output == "junit":
-        from kcel.findings import TestCase, junit_xml
-
-        statuses = {"valid": "passed", "invalid": "failure", "error": "error", "skipped": "skipped"}
-        cases = [TestCase(f"{r.where}: {r.kind} {r.name}".rstrip(": "), r.file, r.line, statuses[r.status], r.message)
-                 for r in reports]  # fmt: skip
-        print(junit_xml("kcel validate", cases), end="")
-    emit.close()
-    counts = {status: sum(r.status == status for r in reports) for status in ("valid", "invalid", "error", "skipped")}
-    summary = f"{_plural(len(reports), 'object')} in {_plural(len(files), 'file')}"
-    skipped = f", {counts['skipped']} skipped" if counts["skipped"] else ""
-    print(f"{summary}: {counts['valid']} valid, {counts['invalid']} invalid, {counts['error']} not validated{skipped}",
-          file=sys.stderr)  # fmt: skip
-    return 1 if counts["invalid"] or counts["error"] or catalog.problems else 0
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def _print_report(report: Report, verbose: bool) -> None:
-    from kcel import annotations
-
-    if report.status == "error":
-        print(f"{report.where}: error: {report.message}", file=sys.stderr)
-    elif report.status == "invalid":
-        print(f"{report.where}: {report.message}")
-        for place in annotations.field_places(report):
-            print(f"  at {place}")
-    elif verbose and report.status == "skipped":
-        print(f"{report.where}: skipped: {report.message}")
-    elif verbose:
-        print(f"{report.where}: {report.kind} {json.dumps(report.name)} is valid")
-    for warning in report.warnings:
-        print(f"{report.where}: warning: {warning}")
-
-
-def _old_objects(paths: list[str]) -> list[Any]:
-    """The objects of the --old files (Lists expanded)."""
-    from kcel.k8s.manifests.files import manifest_files
-
-    objects: list[Any] = []
-    for path in manifest_files(paths):
-        for document in _documents(str(path)):
-            if isinstance(document, dict) and document.get("kind") == "List":
-                objects += [item for item in document.get("items") or [] if isinstance(item, dict)]
-            elif isinstance(document, dict):
-                objects.append(document)
-    return objects
-
-
-class _Progress:
-    """A one-line progress bar on stderr, only on a terminal and only for many files (never in CI logs)."""
-
-    MIN_FILES = 20
-    WIDTH = 30
-
-    def __init__(self, total: int) -> None:
-        self.total, self.done = total, 0
-        self.shown = total >= self.MIN_FILES and sys.stderr.isatty()
-
-    def __enter__(self) -> _Progress:
-        self.draw()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.clear()
-
-    def advance(self) -> None:
-        self.done += 1
-        self.draw()
-
-    def draw(self) -> None:
-        if self.shown:
-            filled = self.WIDTH * self.done // max(self.total, 1)
-            bar = "#" * filled + "-" * (self.WIDTH - filled)
-            print(f"\r[{bar}] {self.done}/{self.total} files", end="", file=sys.stderr, flush=True)
-
-    def clear(self) -> None:
-        if self.shown:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
-
-
-def _crds(paths: list[str]) -> tuple[list[Any], list[str]]:
-    """The CRDs in the files and directories given, and a one-line problem for each file that could not be read."""
-    from kcel.k8s.crds.crd import CRDLoadError, load_crds
-    from kcel.k8s.manifests.files import manifest_files
-
-    try:
-        files = manifest_files(paths)
-    except FileNotFoundError as err:
-        raise _UsageError(str(err)) from None
-    crds, problems = [], []
-    for path in files:
-        try:
-            crds += load_crds(path)
-        except CRDLoadError as err:
-            problems.append(str(err))
-    return crds, problems
-
-
-def _documents(path: str) -> list[Any]:
-    """Manifests decoded as the API server decodes them (timestamps stay strings, keys are strings)."""
-    from kcel.k8s.crds.crd import CRDLoadError, load_documents
-
-    try:
-        return load_documents(Path(path))
-    except CRDLoadError as err:
-        raise _UsageError(str(err)) from None
-
-
 def _variables(pairs: list[str], inputs: list[str]) -> dict[str, Any]:
     variables: dict[str, Any] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name:
-            raise _UsageError(f"--var takes NAME=JSON, got {pair!r}")
+            raise UsageError(f"--var takes NAME=JSON, got {pair!r}")
         try:
             variables[name] = json.loads(text)
         except json.JSONDecodeError as err:
             if text.lstrip()[:1] in ("[", "{", '"'):  # meant as JSON: say where it breaks, do not bind a string
-                raise _UsageError(f"--var {name}: not valid JSON: {err.msg} at column {err.colno}: {text!r}") from None
+                raise UsageError(f"--var {name}: not valid JSON: {err.msg} at column {err.colno}: {text!r}") from None
             variables[name] = text  # a bare word is a string
     for spec in inputs:
         name, sep, path = spec.partition("=")
@@ -721,7 +452,7 @@ def _variables(pairs: list[str], inputs: list[str]) -> dict[str, Any]:
             continue
         document = _load(spec)  # a mapping from variable names to values
         if not isinstance(document, dict) or not all(isinstance(k, str) and k.isidentifier() for k in document):
-            raise _UsageError(f"{spec}: without NAME= the file must hold a mapping of variable names to values")
+            raise UsageError(f"{spec}: without NAME= the file must hold a mapping of variable names to values")
         variables.update(document)
     return variables
 
@@ -729,10 +460,10 @@ def _variables(pairs: list[str], inputs: list[str]) -> dict[str, Any]:
 def _load(path: str) -> Any:
     """A variable's value from a file holding one JSON/YAML document."""
     if not Path(path).is_file():
-        raise _UsageError(f"{path}: no such file")
-    documents = _documents(path)
+        raise UsageError(f"{path}: no such file")
+    documents = read_documents(path)
     if len(documents) != 1:
-        raise _UsageError(f"{path} holds {len(documents)} documents; a variable takes exactly one")
+        raise UsageError(f"{path} holds {len(documents)} documents; a variable takes exactly one")
     return documents[0]
 
 

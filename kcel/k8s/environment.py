@@ -85,21 +85,38 @@ DEFAULT_COMPATIBILITY = compatibility(LATEST)
 NEWEST = f"{LATEST[0]}.{LATEST[1]}"
 
 
-def add_version_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+def server_versions(text: str) -> tuple[str, ...]:
+    """The versions a `--k8s-version` or `.kcel.yaml` names: one (`1.34`), a range (`1.30-1.37`, both ends
+    included) or a list of either (`1.31,1.34`), in order and each once; ValueError names the first bad one."""
+    found: list[Version] = []
+    for part in (p.strip() for p in text.split(",")):
+        first, dash, last = part.partition("-")
+        low, high = server_version(first.strip()), server_version(last.strip() if dash else first.strip())
+        if low > high:
+            raise ValueError(f"invalid Kubernetes version range {part}: {first.strip()} is newer than {last.strip()}")
+        found += [(low[0], minor) for minor in range(low[1], high[1] + 1)]
+    return tuple(f"{major}.{minor}" for major, minor in sorted(set(found)))
+
+
+def add_version_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, several: bool = False) -> None:
     """`--k8s-version 1.N`, the same in every command: answer as that API server (default: the newest); an
-    unsupported version is a usage error (exit status 2) naming the supported range."""
+    unsupported version is a usage error (exit status 2) naming the supported range. With `several`, a range or
+    list as well (`1.30-1.37`, `1.31,1.34`): the command answers at each, and says where they differ."""
 
     def checked(text: str) -> str:
         try:
-            server_version(text)
+            versions = server_versions(text)
         except ValueError as err:
             raise argparse.ArgumentTypeError(str(err)) from None
+        if len(versions) > 1 and not several:
+            raise argparse.ArgumentTypeError(f"one version only here, not {text}")
         return text
 
+    metavar, more = ("1.N[-1.M][,...]", ", or a range or list of them") if several else ("1.N", "")
     parser.add_argument(
-        "--k8s-version", metavar="1.N", type=checked,
+        "--k8s-version", metavar=metavar, type=checked,
         help=f"answer as that Kubernetes API server, the newest patch release of 1.N: CEL environment, checks, "
-        f"texts ({SUPPORTED}; default {NEWEST})",
+        f"texts ({SUPPORTED}; default {NEWEST}{more})",
     )  # fmt: skip
 
 

@@ -1,0 +1,155 @@
+"""`kcel check`: CRDs, admission policies and the other objects that hold CEL, checked as the API server checks
+them on create: every expression compiles, every estimated cost fits its limit."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from kcel.commands import UsageError, plural
+from kcel.k8s.environment import NEWEST
+
+
+def run(args: argparse.Namespace) -> int:
+    """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected."""
+    from kcel import annotations
+    from kcel.findings import Emitter, Finding
+    from kcel.k8s import field
+    from kcel.k8s.crds.crd import check_crd, count_rules
+    from kcel.k8s.manifests.files import manifest_files
+    from kcel.k8s.rules.cost import STATIC_ESTIMATED_CRD_COST_LIMIT
+    from kcel.k8s.surfaces.checking import check_files
+    from kcel.k8s.surfaces.checking import report as checked_report
+
+    reports: list[dict[str, Any]] = []
+    emit = Emitter(args.output, "kcel check")
+    crds, problems = _crds(args.crds)
+    others = check_files(manifest_files(args.crds), args.k8s_version or NEWEST, report_unreadable=False)
+    problems += others.problems
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    emit(Finding("error", problem, problem.partition(": ")[0]) for problem in problems)
+    checks = []
+    for crd in crds:
+        check = check_crd(crd, k8s_version=args.k8s_version)
+        checks.append((crd, check))
+        rules = sum(count_rules(crd.schema_of(version)) for version in crd.versions)
+        costs = [_cost_report(cost, args.explain_above) for cost in check.costs]
+        totals = [
+            {"schema": str(path), "cost": total, "share": _share(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}
+            for path, total in check.totals
+        ]
+        errors = [e.cause() for e in check.errors]
+        report = {"crd": crd.name, "rules": rules, "valid": not check.errors, "errors": errors,
+                  "warnings": check.warnings, "costs": costs, "totals": totals}  # fmt: skip
+        reports.append(report)
+        message = field.invalid_status_message(CRD_KIND, crd.name, check.errors) if check.errors else ""
+        if args.output == "text":
+            _print_check(report, message, annotations.error_places(crd, check.errors))
+        else:
+            emit(annotations.crd_findings(crd, check.errors, report["warnings"]))
+    for where, checked in others.checked:
+        reports.append(checked_report(where, checked))
+        if args.output == "text":
+            _print_checked(where, checked)
+        else:
+            emit(annotations.checked_findings(where, checked))
+    for skipped in others.skipped:
+        print(f"skipped: {skipped}", file=sys.stderr)
+    if args.output == "json":
+        print(json.dumps(reports + [{"skipped": s} for s in others.skipped], indent=2))
+    elif args.output == "junit":
+        print(annotations.check_junit(checks, others), end="")
+    emit.close()
+    if not reports and not problems:
+        print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
+              file=sys.stderr)  # fmt: skip
+        return 1 if args.strict else 0
+    rules = sum(r["rules"] for r in reports[: len(crds)])
+    summary = f"{plural(len(crds), 'CRD')}, {plural(rules, 'rule')}"
+    if others.checked:
+        summary += f", {plural(len(others.checked), 'other object')}"
+    skipped = f", {len(others.skipped)} skipped" if others.skipped else ""
+    print(f"{summary}: {sum(not r['valid'] for r in reports)} rejected{skipped}", file=sys.stderr)
+    return 0 if all(r["valid"] for r in reports) and not problems else 1
+
+
+CRD_KIND = "CustomResourceDefinition.apiextensions.k8s.io"
+
+
+def _print_checked(where: str, checked: Any) -> None:
+    verdict = "accepted" if checked.valid else "rejected"
+    named = f"{checked.kind} {checked.name}" if checked.name else checked.kind
+    print(f"{where}: {named}: {verdict} ({plural(checked.expressions, 'expression')})")
+    for error in checked.errors:
+        print(f"  {error}")
+    for warning in checked.warnings:
+        print(f"  Warning: {warning}")
+
+
+def _cost_report(cost: Any, explain_above: float) -> dict[str, Any]:
+    from kcel.k8s.rules.cost import STATIC_ESTIMATED_COST_LIMIT
+    from kcel.k8s.rules.explain import explain
+
+    share = _share(cost.cost, STATIC_ESTIMATED_COST_LIMIT)
+    return {
+        "path": str(cost.path), "location": cost.location or "<root>", "expression": cost.expression,
+        "estimated": cost.estimated, "cardinality": cost.cardinality, "runs": cost.effective_cardinality,
+        "cost": cost.cost, "share": share,
+        "compiles": (cost.compiled.message_program if cost.message else cost.compiled.program) is not None,
+        "explanation": explain(cost).lines() if share > explain_above else [],
+    }  # fmt: skip
+
+
+def _share(cost: int, limit: int) -> float:
+    """The cost as a percentage of its limit."""
+    return round(100 * cost / limit, 2)
+
+
+def _print_check(report: dict[str, Any], message: str, places: list[str]) -> None:
+    verdict = "accepted" if report["valid"] else "rejected"
+    print(f"{report['crd']}: {verdict} ({plural(report['rules'], 'rule')})")
+    if message:
+        print(f"  {message}")
+    for place in places:
+        print(f"  at {place}")
+    for warning in report["warnings"]:
+        print(f"  Warning: {warning}")
+    for cost in report["costs"]:
+        kind = "messageExpression" if cost["path"].endswith("messageExpression") else "rule"
+        runs = cost["runs"] if cost["cardinality"] is not None else f"{cost['runs']:,} (unbounded)"
+        runs = f"{runs:,}" if isinstance(runs, int) else runs
+        print(f"  {cost['location']} {kind}: {cost['expression']}")
+        if not cost["compiles"]:
+            print("    does not compile (see the error above): no cost estimate")
+            continue
+        print(f"    estimated cost {cost['estimated']:,} x {runs} runs = {cost['cost']:,}"
+              f" ({_share_text(cost['share'])} the per-expression limit)")  # fmt: skip
+        for line in cost["explanation"]:
+            print(f"    - {line}")
+    for total in report["totals"]:
+        print(f"  total {total['cost']:,} ({_share_text(total['share'])} the per-CRD limit) for {total['schema']}")
+
+
+def _share_text(share: float) -> str:
+    return f"{share}% of" if share < 1000 else f"{share / 100:,.0f} times"
+
+
+def _crds(paths: list[str]) -> tuple[list[Any], list[str]]:
+    """The CRDs in the files and directories given, and a one-line problem for each file that could not be read."""
+    from kcel.k8s.crds.crd import CRDLoadError, load_crds
+    from kcel.k8s.manifests.files import manifest_files
+
+    try:
+        files = manifest_files(paths)
+    except FileNotFoundError as err:
+        raise UsageError(str(err)) from None
+    crds, problems = [], []
+    for path in files:
+        try:
+            crds += load_crds(path)
+        except CRDLoadError as err:
+            problems.append(str(err))
+    return crds, problems

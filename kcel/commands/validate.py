@@ -1,0 +1,127 @@
+"""`kcel validate`: custom resources validated as the API server validates them on create or update (decoding,
+pruning, defaulting, schema, CEL rules), many files in parallel."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from kcel.commands import UsageError, plural, read_documents
+
+if TYPE_CHECKING:
+    from kcel.k8s.crds.validate import Report
+
+
+def run(args: argparse.Namespace) -> int:
+    """Every object of every file against its CRD; exit 1 if any is invalid or unreadable, 2 on bad paths."""
+    from kcel import annotations
+    from kcel.findings import Emitter, Finding
+    from kcel.k8s.crds.validate import Catalog, Options, validate_files_in_parallel
+    from kcel.k8s.manifests.files import OldObjects, manifest_files
+
+    try:
+        catalog = Catalog.load(args.crd)
+        files = manifest_files(args.files)
+        old = OldObjects(_old_objects(args.old), args.namespace)
+    except FileNotFoundError as err:
+        raise UsageError(str(err)) from None
+    for problem in catalog.problems:
+        print(f"error: {problem}", file=sys.stderr)
+    skip_kinds = frozenset(k.strip() for kinds in args.skip_kind for k in kinds.split(",") if k.strip())
+    options = Options(args.field_validation.capitalize(), args.namespace, args.subresource, args.k8s_version,
+                      strict=args.strict, skip_kinds=skip_kinds)  # fmt: skip
+    emit = Emitter(args.output, "kcel validate")
+    emit(Finding("error", problem, problem.partition(": ")[0]) for problem in catalog.problems)
+    reports: list[Report] = []
+    with _Progress(len(files)) as progress:
+        for found in validate_files_in_parallel(files, catalog, options, old, args.jobs):
+            for report in found:
+                reports.append(report)
+                if args.output == "text":
+                    progress.clear()
+                    _print_report(report, args.verbose)
+                else:
+                    progress.clear()
+                    emit(annotations.report_findings(report))
+            progress.advance()
+    if args.output == "json":
+        print(json.dumps([r.as_json() for r in reports], indent=2))
+    elif args.output == "junit":
+        from kcel.findings import TestCase, junit_xml
+
+        statuses = {"valid": "passed", "invalid": "failure", "error": "error", "skipped": "skipped"}
+        cases = [TestCase(f"{r.where}: {r.kind} {r.name}".rstrip(": "), r.file, r.line, statuses[r.status], r.message)
+                 for r in reports]  # fmt: skip
+        print(junit_xml("kcel validate", cases), end="")
+    emit.close()
+    counts = {status: sum(r.status == status for r in reports) for status in ("valid", "invalid", "error", "skipped")}
+    summary = f"{plural(len(reports), 'object')} in {plural(len(files), 'file')}"
+    skipped = f", {counts['skipped']} skipped" if counts["skipped"] else ""
+    print(f"{summary}: {counts['valid']} valid, {counts['invalid']} invalid, {counts['error']} not validated{skipped}",
+          file=sys.stderr)  # fmt: skip
+    return 1 if counts["invalid"] or counts["error"] or catalog.problems else 0
+
+
+def _print_report(report: Report, verbose: bool) -> None:
+    from kcel import annotations
+
+    if report.status == "error":
+        print(f"{report.where}: error: {report.message}", file=sys.stderr)
+    elif report.status == "invalid":
+        print(f"{report.where}: {report.message}")
+        for place in annotations.field_places(report):
+            print(f"  at {place}")
+    elif verbose and report.status == "skipped":
+        print(f"{report.where}: skipped: {report.message}")
+    elif verbose:
+        print(f"{report.where}: {report.kind} {json.dumps(report.name)} is valid")
+    for warning in report.warnings:
+        print(f"{report.where}: warning: {warning}")
+
+
+def _old_objects(paths: list[str]) -> list[Any]:
+    """The objects of the --old files (Lists expanded)."""
+    from kcel.k8s.manifests.files import manifest_files
+
+    objects: list[Any] = []
+    for path in manifest_files(paths):
+        for document in read_documents(str(path)):
+            if isinstance(document, dict) and document.get("kind") == "List":
+                objects += [item for item in document.get("items") or [] if isinstance(item, dict)]
+            elif isinstance(document, dict):
+                objects.append(document)
+    return objects
+
+
+class _Progress:
+    """A one-line progress bar on stderr, only on a terminal and only for many files (never in CI logs)."""
+
+    MIN_FILES = 20
+    WIDTH = 30
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+        self.shown = total >= self.MIN_FILES and sys.stderr.isatty()
+
+    def __enter__(self) -> _Progress:
+        self.draw()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.clear()
+
+    def advance(self) -> None:
+        self.done += 1
+        self.draw()
+
+    def draw(self) -> None:
+        if self.shown:
+            filled = self.WIDTH * self.done // max(self.total, 1)
+            bar = "#" * filled + "-" * (self.WIDTH - filled)
+            print(f"\r[{bar}] {self.done}/{self.total} files", end="", file=sys.stderr, flush=True)
+
+    def clear(self) -> None:
+        if self.shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
