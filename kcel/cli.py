@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output", "-o", choices=CI_OUTPUTS, default="text",
                        help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: SARIF "
                        "2.1.0, for code scanning; junit: JUnit XML, a test case per CRD or object")  # fmt: skip
-    add_version_option(check)
+    add_version_option(check, several=True)
     check.add_argument(
         "--explain-above", type=float, default=10.0, metavar="PERCENT",
         help="explain the cost of expressions above this share of the per-expression limit (default 10)",
@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--output", "-o", choices=CI_OUTPUTS, default="text",
                           help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: "
                           "SARIF 2.1.0, for code scanning; junit: JUnit XML, a test case per object")  # fmt: skip
-    add_version_option(validate)
+    add_version_option(validate, several=True)
 
     from kcel.k8s.admission import command as admit_command
     from kcel.k8s.surfaces import command as surface_command

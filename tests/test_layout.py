@@ -27,7 +27,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel", "kcel.env", "kcel.k8s.environment"),  # Env(k8s_version=...) picks libraries by Kubernetes version
     ("kcel.k8s", "kcel.k8s.field"),
     ("kcel.k8s.schemas",),
-    ("kcel.k8s.manifests", "kcel.findings", "kcel.annotations"),  # manifests, their text; findings at files and lines
+    # manifests, their text; findings at files and lines; .kcel.yaml; answers compared across versions
+    ("kcel.k8s.manifests", "kcel.findings", "kcel.annotations", "kcel.settings", "kcel.matrix"),
     ("kcel.k8s.authorization",),
     ("kcel.k8s.rules",),
     ("kcel.k8s.customresources",),

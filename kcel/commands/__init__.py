@@ -23,3 +23,14 @@ def read_documents(path: str) -> list[Any]:
         return load_documents(Path(path))
     except CRDLoadError as err:
         raise UsageError(str(err)) from None
+
+
+def requested_versions(option: str | None) -> tuple[str, ...]:
+    """The Kubernetes versions to answer at: `--k8s-version`'s (a range or list), else the nearest `.kcel.yaml`'s,
+    else none (the newest)."""
+    from kcel.settings import requested_versions as requested
+
+    try:
+        return requested(option)
+    except ValueError as err:
+        raise UsageError(str(err)) from None

@@ -6,14 +6,64 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kcel.commands import UsageError, plural
+from kcel.commands import UsageError, plural, requested_versions
 from kcel.k8s.environment import NEWEST
+
+if TYPE_CHECKING:
+    from kcel.matrix import Outcome
 
 
 def run(args: argparse.Namespace) -> int:
-    """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected."""
+    """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected. At several
+    versions, what differs between them."""
+    versions = requested_versions(args.k8s_version)
+    if len(versions) > 1:
+        return _at_each(args, versions)
+    args.k8s_version = versions[0] if versions else None
+    return _check(args)
+
+
+def _at_each(args: argparse.Namespace, versions: tuple[str, ...]) -> int:
+    from kcel.k8s.manifests.files import manifest_files
+    from kcel.matrix import Matrix, report
+
+    crds, problems = _crds(args.crds)
+    files = manifest_files(args.crds)
+    answers = {}
+    for version in versions:
+        answers[version], found = _outcomes(crds, files, version)
+        problems += [problem for problem in found if problem not in problems]
+    return report(Matrix.of(answers), args.output, "kcel check", "CRDs and objects", "crd-rejected", problems)
+
+
+def _outcomes(crds: list[Any], files: list[Any], version: str) -> tuple[list[Outcome], list[str]]:
+    """Every CRD's and other object's verdict at one version, and the documents that could not be read."""
+    from kcel.k8s import field
+    from kcel.k8s.crds.crd import check_crd
+    from kcel.k8s.surfaces.checking import check_files
+    from kcel.matrix import Outcome
+
+    outcomes = []
+    for crd in crds:
+        check = check_crd(crd, k8s_version=version)
+        message = field.invalid_status_message(CRD_KIND, crd.name, check.errors) if check.errors else ""
+        message = "; ".join([message, *(f"Warning: {w}" for w in check.warnings)]).strip("; ")
+        verdict = "rejected" if check.errors else "accepted"
+        outcomes.append(
+            Outcome(f"{crd.source}: CRD {crd.name}", verdict, bool(check.errors), message, crd.file, crd.line)
+        )
+    others = check_files(files, version, report_unreadable=False)
+    for where, checked in others.checked:
+        message = "; ".join([*checked.errors, *(f"Warning: {w}" for w in checked.warnings)])
+        subject = f"{where}: {checked.kind} {checked.name}".rstrip()
+        outcomes.append(Outcome(subject, "accepted" if checked.valid else "rejected", not checked.valid, message,
+                                where.partition(": ")[0]))  # fmt: skip
+    return outcomes, others.problems
+
+
+def _check(args: argparse.Namespace) -> int:
     from kcel import annotations
     from kcel.findings import Emitter, Finding
     from kcel.k8s import field

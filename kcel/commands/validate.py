@@ -8,17 +8,27 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from kcel.commands import UsageError, plural, read_documents
+from kcel.commands import UsageError, plural, read_documents, requested_versions
 
 if TYPE_CHECKING:
-    from kcel.k8s.crds.validate import Report
+    from pathlib import Path
+
+    from kcel.k8s.crds.validate import Catalog, Options, Report
+    from kcel.k8s.manifests.files import OldObjects
 
 
 def run(args: argparse.Namespace) -> int:
-    """Every object of every file against its CRD; exit 1 if any is invalid or unreadable, 2 on bad paths."""
-    from kcel import annotations
-    from kcel.findings import Emitter, Finding
-    from kcel.k8s.crds.validate import Catalog, Options, validate_files_in_parallel
+    """Every object of every file against its CRD; exit 1 if any is invalid or unreadable, 2 on bad paths. At
+    several versions, what differs between them."""
+    versions = requested_versions(args.k8s_version)
+    if len(versions) > 1:
+        return _at_each(args, versions)
+    args.k8s_version = versions[0] if versions else None
+    return _validate(args)
+
+
+def _inputs(args: argparse.Namespace) -> tuple[Catalog, list[Path], OldObjects, Options]:
+    from kcel.k8s.crds.validate import Catalog, Options
     from kcel.k8s.manifests.files import OldObjects, manifest_files
 
     try:
@@ -27,11 +37,38 @@ def run(args: argparse.Namespace) -> int:
         old = OldObjects(_old_objects(args.old), args.namespace)
     except FileNotFoundError as err:
         raise UsageError(str(err)) from None
-    for problem in catalog.problems:
-        print(f"error: {problem}", file=sys.stderr)
     skip_kinds = frozenset(k.strip() for kinds in args.skip_kind for k in kinds.split(",") if k.strip())
     options = Options(args.field_validation.capitalize(), args.namespace, args.subresource, args.k8s_version,
                       strict=args.strict, skip_kinds=skip_kinds)  # fmt: skip
+    return catalog, files, old, options
+
+
+def _at_each(args: argparse.Namespace, versions: tuple[str, ...]) -> int:
+    from dataclasses import replace
+
+    from kcel.k8s.crds.validate import validate_files_in_parallel
+    from kcel.matrix import Matrix, Outcome, report
+
+    catalog, files, old, options = _inputs(args)
+    answers = {}
+    for version in versions:
+        found = validate_files_in_parallel(files, catalog, replace(options, k8s_version=version), old, args.jobs)
+        answers[version] = [
+            Outcome(f"{r.where}: {r.kind} {r.name}".rstrip(": "), r.status, r.status in ("invalid", "error"),
+                    "; ".join([r.message, *(f"Warning: {w}" for w in r.warnings)]).strip("; "), r.file, r.line)
+            for reports in found for r in reports
+        ]  # fmt: skip
+    return report(Matrix.of(answers), args.output, "kcel validate", "objects", "object-invalid", catalog.problems)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from kcel import annotations
+    from kcel.findings import Emitter, Finding
+    from kcel.k8s.crds.validate import validate_files_in_parallel
+
+    catalog, files, old, options = _inputs(args)
+    for problem in catalog.problems:
+        print(f"error: {problem}", file=sys.stderr)
     emit = Emitter(args.output, "kcel validate")
     emit(Finding("error", problem, problem.partition(": ")[0]) for problem in catalog.problems)
     reports: list[Report] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -81,6 +81,24 @@ class Analysis:
     def cost_of(self, expression: Expression) -> Any:
         """kcel's cost report of a CRD rule (its estimate, the runs its schema allows, the share of the limit)."""
         return self.costs.get((expression.document, steps(expression.path)))
+
+
+def merged_diagnostics(by_version: Mapping[str | None, list[Diagnostic]]) -> list[Diagnostic]:
+    """One version's diagnostics as they are; several versions': those of every version once, the others each
+    prefixed with the versions that report it (`Kubernetes 1.30-1.31: ...`)."""
+    from kcel.matrix import versions_text
+
+    if len(by_version) == 1:
+        return next(iter(by_version.values()))
+    found: dict[Diagnostic, list[str]] = {}
+    for version, diagnostics in by_version.items():
+        for diagnostic in diagnostics:
+            found.setdefault(diagnostic, []).append(str(version))
+    everywhere = len(by_version)
+    return [
+        d if len(at) == everywhere else replace(d, message=f"Kubernetes {versions_text(at)}: {d.message}")
+        for d, at in found.items()
+    ]
 
 
 def analyze(text: str, k8s_version: str | None = None) -> Analysis:

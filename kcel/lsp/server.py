@@ -3,7 +3,7 @@ extra). Each YAML file opened or changed is analysed (kcel.lsp.analysis) and the
 shows a rule's estimated cost and the schema node under the cursor, completion the fields of `self`, and go to
 definition leads from `self.spec.x` to the schema property.
 
-The Kubernetes version is the one a `.kcel.yaml` (`k8sVersion: "1.34"`) in the file's folder or above names, else
+The Kubernetes version is the one a `.kcel.yaml` (`k8sVersion: "1.34"`, or a range) in the file's folder or above names, else
 the client's `initializationOptions` (`{"k8sVersion": "1.34"}`), else the newest.
 """
 
@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 
 from kcel.k8s.manifests.files import is_suite
 from kcel.k8s.schemas.escaping import escape, unescape
-from kcel.lsp.analysis import Analysis, Diagnostic, Expression, analyze, schema_at
+from kcel.lsp.analysis import Analysis, Diagnostic, Expression, analyze, merged_diagnostics, schema_at
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # `request.userInfo.` (a declared variable's fields) and `self.spec.` or `oldSelf.` (a CRD rule's schema).
@@ -47,18 +47,25 @@ class KcelServer(LanguageServer):
         text = self.workspace.get_text_document(uri).source
         kept = self.analyses.get(uri)
         if kept is None or kept[0] != text:
-            version = version_for(uri, self.default_version)
             path = file_path(uri)
-            if uri.endswith(".go"):  # kubebuilder markers: checked in the CRD the project generated from them
-                from kcel.lsp.gomarkers import diagnostics
-
-                kept = (text, Analysis(diagnostics=diagnostics(text, path, version)))
-            elif path is not None and is_suite(path):
+            if path is not None and is_suite(path):
                 kept = (text, Analysis(diagnostics=suite_diagnostics(text, path)))
-            else:
-                kept = (text, analyze(text, version))
+            else:  # at each version of the project's range: the newest answers hover and completion
+                versions = versions_for(uri, self.default_version)
+                analyses = {version: self._analyze(uri, text, path, version) for version in versions}
+                newest = analyses[versions[-1]]
+                newest.diagnostics = merged_diagnostics({v: a.diagnostics for v, a in analyses.items()})
+                kept = (text, newest)
             self.analyses[uri] = kept
         return kept
+
+    @staticmethod
+    def _analyze(uri: str, text: str, path: Path | None, version: str | None) -> Analysis:
+        if uri.endswith(".go"):  # kubebuilder markers: checked in the CRD the project generated from them
+            from kcel.lsp.gomarkers import diagnostics
+
+            return Analysis(diagnostics=diagnostics(text, path, version))
+        return analyze(text, version)
 
 
 def suite_diagnostics(text: str, path: Path) -> list[Diagnostic]:
@@ -80,21 +87,22 @@ def file_path(uri: str) -> Path | None:
     return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
-def version_for(uri: str, default: str | None) -> str | None:
-    """The `k8sVersion` of the nearest `.kcel.yaml` above the file, else `default`."""
+def versions_for(uri: str, default: str | None) -> tuple[str | None, ...]:
+    """The `k8sVersion` of the nearest `.kcel.yaml` above the file (a range: each of its versions), else
+    `default`; a `.kcel.yaml` that cannot be read counts as absent."""
+    from kcel.settings import find_settings
+
     path = file_path(uri)
-    if path is None:
-        return default
-    for folder in path.parents:
-        settings = folder / ".kcel.yaml"
-        if settings.is_file():
-            try:
-                found = yaml.safe_load(settings.read_text(encoding="utf-8"))
-            except (OSError, yaml.YAMLError):
-                return default
-            version = found.get("k8sVersion") if isinstance(found, Mapping) else None
-            return str(version) if version else default
-    return default
+    try:
+        found = find_settings(path).k8s_versions if path is not None else ()
+    except ValueError:
+        found = ()
+    return found or (default,)
+
+
+def version_for(uri: str, default: str | None) -> str | None:
+    """The version hover, completion and code actions answer as: the newest of the project's."""
+    return versions_for(uri, default)[-1]
 
 
 server = KcelServer()

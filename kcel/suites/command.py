@@ -46,7 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="suite files and folders to search (default: .)")
     parser.add_argument("-k", dest="pattern", metavar="PATTERN",
                         help="run only the cases whose FILE::NAME contains PATTERN (case-insensitive)")  # fmt: skip
-    add_version_option(parser)
+    add_version_option(parser, several=True)
     parser.add_argument("--update", action="store_true",
                         help="write the answers back as expectations: for cases with none, and for failing ones "
                         "(each file's diff is shown first)")  # fmt: skip
@@ -112,9 +112,20 @@ def _selector(pattern: str | None) -> Callable[[Suite, Case], bool]:
 
 def _run(args: argparse.Namespace, suites: list[Suite], problems: list[str] | None = None) -> int:
     """Run the suites that can be prepared; the problems (of reading, of preparing) are reported with the results."""
+    from kcel.settings import requested_versions
     from kcel.suites import reports, runner
 
-    plans, more, deselected = runner.prepare(suites, _selector(args.pattern), args.k8s_version)
+    try:
+        versions = requested_versions(args.k8s_version)
+    except ValueError as err:  # a broken .kcel.yaml
+        print(f"kcel test: {err}", file=sys.stderr)
+        return 2
+    if len(versions) > 1 and args.update:
+        print("kcel test: --update records the answer of one Kubernetes version: name one", file=sys.stderr)
+        return 2
+    if len(versions) > 1:
+        return _at_each(args, suites, versions, problems or [])
+    plans, more, deselected = runner.prepare(suites, _selector(args.pattern), versions)
     problems = [*(problems or []), *more]
     if problems and not plans:
         return _unreadable(args, problems)
@@ -142,6 +153,26 @@ def _run(args: argparse.Namespace, suites: list[Suite], problems: list[str] | No
         print(f"kcel test: {_count(problems)}; the suites and cases they concern were not run", file=sys.stderr)
         return 2
     return 1 if summary.failed or trouble else 0
+
+
+def _at_each(args: argparse.Namespace, suites: list[Suite], versions: tuple[str, ...], problems: list[str]) -> int:
+    """Every case at each version: where the answers differ, and what fails (`--k8s-version 1.30-1.37`). A suite
+    that cannot be prepared at a version (a kind that version does not serve) answers an error for its cases there."""
+    from kcel.matrix import Matrix, Outcome, report
+    from kcel.suites import runner
+    from kcel.suites.reports import outcomes
+
+    selected = _selector(args.pattern)
+    answers: dict[str, list[Outcome]] = {}
+    for version in versions:
+        answers[version] = []
+        for suite in suites:
+            plans, trouble, _ = runner.prepare([suite], selected, (version,))
+            answers[version] += outcomes(list(runner.run(plans))).get(version, []) if plans else [
+                Outcome(suite.case_id(case), "error", True, "; ".join(trouble), str(suite.where.file))
+                for case in suite.cases if selected(suite, case)
+            ]  # fmt: skip
+    return report(Matrix.of(answers), args.output, "kcel test", "cases", "test-failed", problems)
 
 
 def _count(problems: list[str]) -> str:

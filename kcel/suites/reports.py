@@ -12,12 +12,15 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kcel import colour
 from kcel.findings import Finding
 from kcel.suites.model import Mismatch
 from kcel.suites.runner import ERROR, FAILED, NEW, PASSED, RECORDED, SKIPPED, Result
+
+if TYPE_CHECKING:
+    from kcel.matrix import Outcome
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,22 @@ def findings(results: Sequence[Result], problems: Sequence[str] = ()) -> list[Fi
             message = result.detail or "no expectation (kcel test --update records the answer)"
         title = f"kcel test: {result.case.name}" + (f" [{result.version}]" if result.several else "")
         found.append(Finding("error", message, file, line, title=title, rule="test-failed"))
+    return found
+
+
+def outcomes(results: Sequence[Result]) -> dict[str, list[Outcome]]:
+    """Each version's outcome of each case, for `kcel test --k8s-version 1.30-1.37` to tell where they differ."""
+    from kcel.matrix import Outcome
+
+    texts: dict[str, str] = {}
+    found: dict[str, list[Outcome]] = {}
+    for result in results:
+        lines = [line.strip() for m in result.mismatches for line in mismatch_lines(m)]
+        message = "; ".join(lines) or result.detail
+        found.setdefault(result.version, []).append(Outcome(
+            result.suite.case_id(result.case), result.status, result.status in (FAILED, ERROR, NEW), message,
+            str(result.suite.where.file), _case_line(result, texts),
+        ))  # fmt: skip
     return found
 
 

@@ -40,10 +40,10 @@ class Plan:
     suite: Suite
     target: Target
     cases: tuple[Case, ...]
-    override: str | None = None
+    override: tuple[str, ...] = ()  # `--k8s-version`'s, in place of the suite's and cases'
 
     def versions(self, case: Case) -> tuple[str, ...]:
-        return (self.override,) if self.override else case.versions or self.suite.versions or (NEWEST,)
+        return self.override or case.versions or self.suite.versions or (NEWEST,)
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class Result:
 
 
 def prepare(
-    suites: Iterable[Suite], selected: Callable[[Suite, Case], bool], override: str | None = None
+    suites: Iterable[Suite], selected: Callable[[Suite, Case], bool], override: tuple[str, ...] = ()
 ) -> tuple[list[Plan], list[str], int]:
     """A plan for every suite that can run, every problem of the others (a line each), and how many cases were left
     out."""
@@ -91,9 +91,9 @@ def _target(suite: Suite, versions: tuple[str, ...]) -> Target:
     return surface_cases.prepare(suite, versions)
 
 
-def _all_versions(suite: Suite, override: str | None) -> tuple[str, ...]:
+def _all_versions(suite: Suite, override: tuple[str, ...]) -> tuple[str, ...]:
     if override:
-        return (override,)
+        return override
     found = [v for case in suite.cases for v in case.versions or suite.versions or (NEWEST,)]
     return tuple(dict.fromkeys(found))
 

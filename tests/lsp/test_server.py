@@ -97,6 +97,11 @@ async def test_a_policy_expression_error_and_the_version_of_kcel_yaml(client: La
     (old,) = await opened(client, folder / "crd.yaml", uses_first)  # first() came with Kubernetes 1.33
     assert "undeclared reference to 'first'" in old.message
     assert not await opened(client, tmp_path / "new.yaml", uses_first)
+    ranged = tmp_path / "ranged"
+    ranged.mkdir()
+    (ranged / ".kcel.yaml").write_text("k8sVersion: 1.32-1.34\n", encoding="utf-8")  # a range: checked at each
+    (at_one,) = await opened(client, ranged / "crd.yaml", uses_first)
+    assert at_one.message.startswith("Kubernetes 1.32: ") and "undeclared reference to 'first'" in at_one.message
 
 
 def test_the_command_says_what_to_install_without_pygls(monkeypatch: pytest.MonkeyPatch,

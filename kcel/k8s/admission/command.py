@@ -44,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "not needed with pip install 'kcel[schemas]'",
     )  # fmt: skip
     add_request_options(parser)
-    add_version_option(parser)
+    add_version_option(parser, several=True)
     parser.add_argument(
         "--verbose",
         "-v",
@@ -90,19 +90,22 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from kcel.k8s.admission.policyset import PolicySet
+    from kcel.settings import requested_versions
 
     if not args.policy and not args.binding:
         raise UsageError("no policies given (use --policy FILE|DIR)")
     given = [*args.policy, *args.binding, *args.params, *args.rbac, *args.schema, *args.objects]
     exists([*given, *([args.old] if args.old else [])])
     try:
-        policies = PolicySet.load(
-            [*args.policy, *args.binding], resources=args.params, schemas=args.schema, k8s_version=args.k8s_version
-        )
-    except ValueError as err:  # an unknown --k8s-version
+        versions = requested_versions(args.k8s_version)
+        policies = PolicySet.load([*args.policy, *args.binding], resources=args.params, schemas=args.schema,
+                                  k8s_version=versions[0] if versions else None)  # fmt: skip
+    except ValueError as err:  # an unknown --k8s-version, a broken .kcel.yaml
         raise UsageError(str(err)) from None
     authorizer = rbac_authorizer(args.rbac)
-    records, problems = _admit_all(args, policies, authorizer)
+    if len(versions) > 1:
+        return _at_each(args, policies, authorizer, versions)
+    records, problems = _admit_all(args, policies, authorizer, show=args.output == "text")
     problems = [*policies.problems, *problems]
     warnings = list(policies.warnings)
     for record in records:
@@ -129,6 +132,27 @@ def _run(args: argparse.Namespace) -> int:
     denied = any(not record["allowed"] for record in records)
     unmatched = args.fail_on_unmatched and any(not record["applied"] for record in records)
     return 1 if denied or problems or unmatched else 0
+
+
+def _at_each(args: argparse.Namespace, policies: PolicySet, authorizer: Any, versions: tuple[str, ...]) -> int:
+    """Every request decided at each version; what differs between them (`--k8s-version 1.30-1.37`)."""
+    from kcel.k8s.admission.policyset import PolicySet
+    from kcel.matrix import Matrix, Outcome, report
+
+    answers, problems = {}, list(policies.problems)
+    for version in versions:
+        if version != versions[0]:
+            policies = PolicySet.load([*args.policy, *args.binding], resources=args.params, schemas=args.schema,
+                                      k8s_version=version)  # fmt: skip
+        records, found = _admit_all(args, policies, authorizer, show=False)
+        problems += [problem for problem in [*policies.problems, *found] if problem not in problems]
+        answers[version] = [
+            Outcome(f"{r['source']}: {_target(r)} {r['operation']}", _verdict(r), not r["allowed"],
+                    "; ".join([r["message"], *(f"Warning: {w}" for w in r["warnings"])]).strip("; "),
+                    r["source"].partition(": ")[0])
+            for r in records
+        ]  # fmt: skip
+    return report(Matrix.of(answers), args.output, "kcel admit", "requests", "admission-denied", problems)
 
 
 def exists(paths: list[str]) -> None:
@@ -174,7 +198,7 @@ def documents(file: Path) -> tuple[list[tuple[str, Any]], list[str]]:
 
 
 def _admit_all(
-    args: argparse.Namespace, policies: PolicySet, authorizer: Any
+    args: argparse.Namespace, policies: PolicySet, authorizer: Any, show: bool
 ) -> tuple[list[dict[str, Any]], list[str]]:
     problems: list[str] = []
     records = []
@@ -186,7 +210,7 @@ def _admit_all(
             continue
         record["source"] = where
         records.append(record)
-        if args.output == "text":
+        if show:
             _print(record, args.verbose)
     return records, problems
 
@@ -270,14 +294,18 @@ def _record(request: dict[str, Any], decision: Decision) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def _verdict(record: dict[str, Any]) -> str:
+    verdict = "allowed" if record["allowed"] else f"denied ({record['code']} {record['reason']})"
+    return verdict + ("" if record["applied"] else " (no policy applied)")
+
+
 def _target(record: dict[str, Any]) -> str:
     return f"{record['kind']} {record['namespace'] + '/' if record['namespace'] else ''}{record['name']}"
 
 
 def _print(record: dict[str, Any], verbose: bool) -> None:
     target = _target(record)
-    verdict = "allowed" if record["allowed"] else f"denied ({record['code']} {record['reason']})"
-    verdict += "" if record["applied"] else " (no policy applied)"
+    verdict = _verdict(record)
     print(f"{record['source']}: {target} {record['operation']}: {verdict}")
     for note in record["notes"]:
         print(f"  kcel: warning: {note}")

@@ -1,0 +1,59 @@
+"""A project's `.kcel.yaml`, found in the folder of the file worked on (or the current folder) or above it, as git
+and ruff find theirs. `k8sVersion` names the Kubernetes version to answer as (`"1.34"`), or the versions the project
+supports (`"1.30-1.37"`, `"1.31,1.34"`, or a YAML list): `kcel check`, `validate`, `admit` and `test` then answer at
+each and say where they differ, and `kcel lsp` checks at each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from kcel.k8s.environment import server_versions
+
+SETTINGS_FILE = ".kcel.yaml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    path: Path | None = None  # None: no .kcel.yaml found
+    k8s_versions: tuple[str, ...] = ()  # empty: not set
+
+
+def find_settings(start: Path) -> Settings:
+    """The settings of the nearest `.kcel.yaml` in `start` (a folder, or a file's folder) or above."""
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder / SETTINGS_FILE, *(parent / SETTINGS_FILE for parent in folder.resolve().parents)):
+        if candidate.is_file():
+            return read_settings(candidate)
+    return Settings()
+
+
+def read_settings(path: Path) -> Settings:
+    """A `.kcel.yaml`; ValueError names the file and what is wrong in it."""
+    try:
+        # every scalar a string: `k8sVersion: 1.30` stays "1.30", not the number 1.3
+        found = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise ValueError(f"{path}: cannot read: {err}") from None
+    if found is None:
+        return Settings(path)
+    if not isinstance(found, dict):
+        raise ValueError(f"{path}: expected a mapping of settings (k8sVersion: ...)")
+    version = found.get("k8sVersion")
+    if version is None or version == "":
+        return Settings(path)
+    text = ",".join(str(v) for v in version) if isinstance(version, list) else str(version)
+    try:
+        return Settings(path, server_versions(text))
+    except ValueError as err:
+        raise ValueError(f"{path}: k8sVersion: {err}") from None
+
+
+def requested_versions(option: str | None, start: Path | None = None) -> tuple[str, ...]:
+    """The versions a command answers at: `--k8s-version`'s, else those of the nearest `.kcel.yaml` (from the
+    current folder), else none (the newest). ValueError for a broken `.kcel.yaml`."""
+    if option:
+        return server_versions(option)
+    return find_settings(start or Path.cwd()).k8s_versions
