@@ -3,8 +3,8 @@ extra). Each YAML file opened or changed is analysed (kcel.lsp.analysis) and the
 shows a rule's estimated cost and the schema node under the cursor, completion the fields of `self`, and go to
 definition leads from `self.spec.x` to the schema property.
 
-The Kubernetes version is the one a `.kcel.yaml` (`k8sVersion: "1.34"`, or a range) in the file's folder or above names, else
-the client's `initializationOptions` (`{"k8sVersion": "1.34"}`), else the newest.
+The Kubernetes version is the one a `.kcel.yaml` (`k8sVersion: "1.34"`, or a range: each) in the file's folder or
+above names, else the client's `initializationOptions` (`{"k8sVersion": "1.34"}`), else the newest.
 """
 
 from __future__ import annotations
