@@ -173,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "SARIF 2.1.0, for code scanning; junit: JUnit XML, a test case per object")  # fmt: skip
     add_version_option(validate, several=True)
 
+    from kcel.commands import audit as audit_command
     from kcel.k8s.admission import command as admit_command
     from kcel.k8s.surfaces import command as surface_command
     from kcel.suites import command as test_command
@@ -180,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     admit_command.configure(_command(
         commands, "admit", "decide as the API server's Mutating- and ValidatingAdmissionPolicies would, offline", ""
+    ))  # fmt: skip
+    audit_command.configure(_command(
+        commands, "audit", "what new admission policies or CRDs would do to the objects a cluster stores, from a "
+        "snapshot (kubectl get -A -o yaml)", ""
     ))  # fmt: skip
     for name, (summary, configure) in surface_command.COMMANDS.items():
         configure(_command(commands, name, summary, ""))
@@ -297,6 +302,10 @@ def _run(argv: list[str] | None) -> int:
             from kcel.commands.validate import run as validate
 
             return validate(args)
+        if args.command == "audit":
+            from kcel.commands.audit import run as audit
+
+            return audit(args)
         if args.command == "admit":
             from kcel.k8s.admission import command as admit_command
 

@@ -3,6 +3,7 @@ them. Each command module is imported only when its command runs."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,3 +35,40 @@ def requested_versions(option: str | None) -> tuple[str, ...]:
         return requested(option)
     except ValueError as err:
         raise UsageError(str(err)) from None
+
+
+class Progress:
+    """A one-line progress bar on stderr, only on a terminal and only for much work (never in CI logs); without a
+    total (a snapshot read as a stream), a count."""
+
+    MIN_FILES = 20
+    WIDTH = 30
+
+    def __init__(self, total: int | None, unit: str = "files") -> None:
+        self.total, self.done, self.unit = total, 0, unit
+        self.shown = (total is None or total >= self.MIN_FILES) and sys.stderr.isatty()
+
+    def __enter__(self) -> Progress:
+        self.draw()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.clear()
+
+    def advance(self, done: int | None = None) -> None:
+        self.done = self.done + 1 if done is None else done
+        self.draw()
+
+    def draw(self) -> None:
+        if not self.shown:
+            return
+        if self.total is None:
+            print(f"\r{self.done:,} {self.unit}", end="", file=sys.stderr, flush=True)
+            return
+        filled = self.WIDTH * self.done // max(self.total, 1)
+        bar = "#" * filled + "-" * (self.WIDTH - filled)
+        print(f"\r[{bar}] {self.done}/{self.total} {self.unit}", end="", file=sys.stderr, flush=True)
+
+    def clear(self) -> None:
+        if self.shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)

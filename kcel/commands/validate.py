@@ -8,7 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from kcel.commands import UsageError, plural, read_documents, requested_versions
+from kcel.commands import Progress, UsageError, plural, read_documents, requested_versions
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -72,7 +72,7 @@ def _validate(args: argparse.Namespace) -> int:
     emit = Emitter(args.output, "kcel validate")
     emit(Finding("error", problem, problem.partition(": ")[0]) for problem in catalog.problems)
     reports: list[Report] = []
-    with _Progress(len(files)) as progress:
+    with Progress(len(files)) as progress:
         for found in validate_files_in_parallel(files, catalog, options, old, args.jobs):
             for report in found:
                 reports.append(report)
@@ -130,35 +130,3 @@ def _old_objects(paths: list[str]) -> list[Any]:
             elif isinstance(document, dict):
                 objects.append(document)
     return objects
-
-
-class _Progress:
-    """A one-line progress bar on stderr, only on a terminal and only for many files (never in CI logs)."""
-
-    MIN_FILES = 20
-    WIDTH = 30
-
-    def __init__(self, total: int) -> None:
-        self.total, self.done = total, 0
-        self.shown = total >= self.MIN_FILES and sys.stderr.isatty()
-
-    def __enter__(self) -> _Progress:
-        self.draw()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.clear()
-
-    def advance(self) -> None:
-        self.done += 1
-        self.draw()
-
-    def draw(self) -> None:
-        if self.shown:
-            filled = self.WIDTH * self.done // max(self.total, 1)
-            bar = "#" * filled + "-" * (self.WIDTH - filled)
-            print(f"\r[{bar}] {self.done}/{self.total} files", end="", file=sys.stderr, flush=True)
-
-    def clear(self) -> None:
-        if self.shown:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
