@@ -6,7 +6,7 @@ through that CRD (a create; an update that changes nothing, where ratcheting app
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kcel.k8s.admission.decision import NOT_APPLIED
@@ -57,6 +57,7 @@ class Result:
     subject: Subject
     where: str = ""  # the object's place in the snapshot
     properties: tuple[tuple[str, str], ...] = ()
+    order: int = 0  # the object's position in the snapshot, so that examples are the first ones whatever the workers
 
 
 def as_created(obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,7 +77,7 @@ class PolicyCheck:
         self.failure = {p.policy.name: p.policy.failure_policy for p in policies.policies}
         self.mutating = {p.policy.name for p in policies.mutating_policies}
 
-    def results(self, obj: Mapping[str, Any], where: str) -> list[Result]:
+    def results(self, obj: Mapping[str, Any], where: str, order: int = 0) -> list[Result]:
         subject, found = Subject.of(obj), []
         for operation, new, old in (("UPDATE", obj, obj), ("CREATE", as_created(obj), None)):
             try:
@@ -84,31 +85,32 @@ class PolicyCheck:
                                                crds=self.policies.crds)  # fmt: skip
                 decision = self.policies.admit(request)
             except ValueError as err:  # a request the API server would not build
-                found.append(Result("", "", operation, ERROR, str(err), subject, where))
+                found.append(Result("", "", operation, ERROR, str(err), subject, where, order=order))
                 continue
-            found += [self._result(e, decision, operation, subject, where) for e in decision.evaluations
-                      if e.outcome not in NOT_APPLIED]  # fmt: skip
+            found += [replace(self._result(e, decision, operation, subject, where), order=order)
+                      for e in decision.evaluations if e.outcome not in NOT_APPLIED]  # fmt: skip
         return found
 
     def _result(self, e: Evaluation, decision: Decision, operation: str, subject: Subject, where: str) -> Result:
-        rule = f"{e.binding} ({e.param})" if e.param else e.binding
+        rule, param = e.binding, ((("param", e.param),) if e.param else ())
         if e.policy in self.mutating and e.outcome in ("mutated", "unchanged", "error"):
             policy = f"MutatingAdmissionPolicy/{e.policy}"
             if e.outcome == "mutated":
                 changes = ", ".join(f"{p['op']} {p['path']}" for p in decision.patch) or "the object"
                 return Result(policy, rule, operation, WARN, f"would change: {changes}", subject, where,
                               (("category", "mutation"),))  # fmt: skip
-            return Result(policy, rule, operation, ERROR if e.outcome == "error" else PASS, e.detail, subject, where)
+            outcome = ERROR if e.outcome == "error" else PASS
+            return Result(policy, rule, operation, outcome, e.detail, subject, where, param)
         policy = f"ValidatingAdmissionPolicy/{e.policy}"
         messages = "; ".join(d.message for d in e.decisions if d.evaluation != "admit") or e.detail
         if e.outcome == "admit":
-            return Result(policy, rule, operation, PASS, "", subject, where)
+            return Result(policy, rule, operation, PASS, "", subject, where, param)
         if e.outcome == "deny":
             actions = self.actions.get((e.policy, e.binding), ())
-            properties = (("validationActions", ",".join(actions)),)
+            properties = (*param, ("validationActions", ",".join(actions)))
             return Result(policy, rule, operation, FAIL if "Deny" in actions else WARN, messages, subject, where,
                           properties)  # fmt: skip
-        properties = (("failurePolicy", self.failure.get(e.policy, "")),)
+        properties = (*param, ("failurePolicy", self.failure.get(e.policy, "")))
         return Result(policy, rule, operation, ERROR, messages, subject, where, properties)
 
 
@@ -123,7 +125,7 @@ class CRDCheck:
         group = str(obj.get("apiVersion", "")).rpartition("/")[0]
         return obj.get("kind") == self.crd.kind and group == self.crd.group
 
-    def results(self, obj: Mapping[str, Any], where: str) -> list[Result]:
+    def results(self, obj: Mapping[str, Any], where: str, order: int = 0) -> list[Result]:
         from kcel.k8s.crds.objects import validate_object
 
         subject = Subject.of(obj)
@@ -134,7 +136,7 @@ class CRDCheck:
             updated = validate_object(self.crd, obj, obj, field_validation="Warn", namespace=namespace,
                                       k8s_version=self.k8s_version)  # fmt: skip
         except ValueError as err:  # its version is not served
-            return [Result(self.policy, "version", "UPDATE", ERROR, str(err), subject, where)]
+            return [Result(self.policy, "version", "UPDATE", ERROR, str(err), subject, where, order=order)]
         found = [
             Result(self.policy, "create", "CREATE", FAIL if created.errors else PASS, created.message, subject, where),
             Result(self.policy, "update", "UPDATE", FAIL if updated.errors else PASS, updated.message, subject, where),
@@ -144,7 +146,7 @@ class CRDCheck:
             if pruned:
                 found.append(Result(self.policy, "prune", "UPDATE", WARN, f"would prune {', '.join(pruned)}", subject,
                                     where, (("category", "pruning"),)))  # fmt: skip
-        return found
+        return [replace(result, order=order) for result in found]
 
 
 def _removed(before: Any, after: Any, path: str = "") -> list[str]:

@@ -34,7 +34,8 @@ def print_text(summary: Summary, changes: Sequence[tuple[str, Sequence[Change]]]
             print("  none", file=out)
     for (policy, rule, operation), tally in sorted(summary.tallies.items()):
         counts = ", ".join(f"{tally.counts[o]} {o}" for o in OUTCOMES if tally.counts[o])
-        print(f"{policy} {rule} {operation}: {counts}".replace("  ", " "), file=out)
+        checked = f"(binding {rule})" if "AdmissionPolicy/" in policy else f"({rule})"
+        print(f"{policy} {checked} {operation}: {counts}", file=out)
         for outcome in OUTCOMES:
             for example in tally.examples.get(outcome, []):
                 print(f"  {outcome}: {example.subject.text()} ({example.where}): {example.message}", file=out)

@@ -57,18 +57,19 @@ class Checks:
         crds = [CRDCheck(crd, plan.k8s_version) for crd in crds_of(plan.crds)]
         return cls(policy, crds, problems)
 
-    def run(self, items: Sequence[StoredItem], keep: bool) -> Summary:
+    def run(self, items: Sequence[tuple[int, StoredItem]], keep: bool) -> Summary:
+        """Each item's results (`order` its position in the snapshot)."""
         summary = Summary(keep=keep)
-        for item in items:
+        for order, item in items:
             try:
                 obj = item.decode()
             except DecodeError as err:
                 summary.problems.append(str(err))
                 continue
-            results = self.policy.results(obj, item.where) if self.policy is not None else []
+            results = self.policy.results(obj, item.where, order) if self.policy is not None else []
             for crd in self.crds:
                 if crd.serves(obj):
-                    results += crd.results(obj, item.where)
+                    results += crd.results(obj, item.where, order)
             summary.add(results)
         return summary
 
@@ -111,7 +112,7 @@ def _start_worker(plan: Plan) -> None:
     _checks = Checks.build(plan)
 
 
-def _run_chunk(chunk: list[StoredItem], keep: bool) -> Summary:
+def _run_chunk(chunk: list[tuple[int, StoredItem]], keep: bool) -> Summary:
     assert _checks is not None
     return _checks.run(chunk, keep)
 
@@ -141,16 +142,17 @@ def scan(
             pending.add(pool.submit(_run_chunk, chunk, plan.keep))
         for future in pending:
             summary.merge(future.result())
+    summary.kept.sort(key=lambda result: result.order)
     return summary, checks.problems
 
 
-def _chunks(found: Iterator[StoredItem | str], summary: Summary) -> Iterator[list[StoredItem]]:
-    chunk: list[StoredItem] = []
-    for item in found:
+def _chunks(found: Iterator[StoredItem | str], summary: Summary) -> Iterator[list[tuple[int, StoredItem]]]:
+    chunk: list[tuple[int, StoredItem]] = []
+    for order, item in enumerate(found):
         if isinstance(item, str):
             summary.problems.append(item)
             continue
-        chunk.append(item)
+        chunk.append((order, item))
         if len(chunk) >= CHUNK:
             yield chunk
             chunk = []

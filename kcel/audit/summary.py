@@ -57,7 +57,7 @@ class Summary:
             tally.counts.update(theirs.counts)
             for outcome, examples in theirs.examples.items():
                 mine = tally.examples.setdefault(outcome, [])
-                mine += examples[: EXAMPLES - len(mine)]
+                mine[:] = sorted(mine + examples, key=lambda r: r.order)[:EXAMPLES]  # the first in the snapshot
         self.kept += other.kept
         self.passes.update(other.passes)
 
