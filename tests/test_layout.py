@@ -35,8 +35,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.k8s.crds",),
     ("kcel.k8s.patch",),  # JSON Patch and structured merge, typed by built-in, CRD or given schemas
     ("kcel.k8s.admission",),
-    ("kcel.k8s.surfaces",),
-    ("kcel.audit",),  # stored objects through new policies and CRDs  # webhook matchConditions, DRA selectors, authentication and authorization config
+    ("kcel.k8s.surfaces",),  # webhook matchConditions, DRA selectors, authentication and authorization config
+    ("kcel.audit",),  # stored objects through new policies and CRDs
     ("kcel.suites",),
     ("kcel.repl",),
     ("kcel.webhook",),

@@ -99,7 +99,8 @@ def _widget_crd(new: bool) -> dict[str, Any]:
     return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
             "metadata": {"name": "widgets.example.com"},
             "spec": {"group": "example.com", "scope": "Namespaced", "versions": versions,
-                     "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"}}}  # fmt: skip
+                     "names": {"kind": "Widget", "plural": "widgets", "singular": "widget",
+                               "listKind": "WidgetList"}}}  # fmt: skip
 
 
 def _deployment(i: int) -> dict[str, Any]:
@@ -136,7 +137,9 @@ def _snapshot() -> list[dict[str, Any]]:
                  "spec": {"ports": [{"port": 80}]}} for i in range(SERVICES)]  # fmt: skip
     lists = [namespaces + limits, [_deployment(i) for i in range(DEPLOYMENTS)], [_widget(i) for i in range(WIDGETS)],
              services, [_widget_crd(new=False)]]  # fmt: skip
-    return [{"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items} for items in lists]
+    return [
+        {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items} for items in lists
+    ]
 
 
 @pytest.fixture
@@ -168,9 +171,13 @@ def test_policies_and_a_new_crd_against_stored_objects(cluster: Path, capsys: py
     not_audited = sum(i % 4 != 0 for i in range(DEPLOYMENTS))
     for operation in ("UPDATE", "CREATE"):
         assert counts[("ValidatingAdmissionPolicy/replica-limit", "replica-limit", operation)] == {
-            "fail": over, "pass": DEPLOYMENTS - over}
+            "fail": over,
+            "pass": DEPLOYMENTS - over,
+        }
         assert counts[("ValidatingAdmissionPolicy/team-label", "team-label", operation)] == {
-            "warn": unlabelled, "pass": DEPLOYMENTS - unlabelled}
+            "warn": unlabelled,
+            "pass": DEPLOYMENTS - unlabelled,
+        }
     assert counts[("MutatingAdmissionPolicy/audited-label", "audited-label", "CREATE")] == {"warn": not_audited}
     assert not any(key[0].startswith("MutatingAdmissionPolicy") and key[2] == "UPDATE" for key in counts)
     example = next(r for r in report["results"] if r["policy"] == "ValidatingAdmissionPolicy/replica-limit")

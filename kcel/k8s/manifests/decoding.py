@@ -298,11 +298,19 @@ def _decode_yaml(chunk: str, name: str, first_line: int) -> tuple[Any, tuple[str
     try:
         node = loader.get_single_node()
         try:
-            excessive = node is not None and _excessive_aliasing(node)
+            excessive = node is not None and "*" in chunk and _excessive_aliasing(node)  # no `*`: no alias
         except DecodeError as err:
             raise DecodeError(f"{name}:{first_line}: invalid YAML: {err}") from None
         if excessive:
             raise DecodeError(f"{name}:{first_line}: invalid YAML: document contains excessive aliasing")
+        duplicates: list[str] = []
+        try:
+            fast = _plain_value(node, duplicates) if node is not None else None
+        except _NotPlain:
+            fast = _NOT_PLAIN
+        if fast is not _NOT_PLAIN:
+            loader.duplicates += duplicates
+            return fast, _strict(loader.duplicates)
         value = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as err:
         raise DecodeError(_yaml_problem(err, name, first_line)) from None
@@ -312,8 +320,60 @@ def _decode_yaml(chunk: str, name: str, first_line: int) -> tuple[Any, tuple[str
         raise DecodeError(f"{name}:{first_line}: invalid YAML: nested too deeply") from None
     finally:
         loader.dispose()
-    strict = (YAML_ERRORS_PREFIX + "\n".join(f"  {d}" for d in loader.duplicates),) if loader.duplicates else ()
-    return _json_compatible(value, name, first_line), strict
+    return _json_compatible(value, name, first_line), _strict(loader.duplicates)
+
+
+def _strict(duplicates: list[str]) -> tuple[str, ...]:
+    return (YAML_ERRORS_PREFIX + "\n".join(f"  {d}" for d in duplicates),) if duplicates else ()
+
+
+class _NotPlain(Exception):
+    """A node the plain builder leaves to PyYAML's constructors (explicit tags, merge keys, odd keys or numbers)."""
+
+
+_NOT_PLAIN = object()
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+
+
+def _plain_value(node: Any, duplicates: list[str]) -> Any:
+    """The value the constructors and _json_compatible would make of a document of plain maps, lists and scalars,
+    built directly (most manifests are only that, and PyYAML's generic construction costs most of the decoding);
+    raises _NotPlain for anything else."""
+    if isinstance(node, ScalarNode):
+        if node.tag == _STR:
+            return node.value
+        if node.tag == _NULL:
+            return None
+        if node.tag not in (_NUMBER, _BOOL):
+            raise _NotPlain
+        value = go_yaml_scalar(node.value)
+        if node.tag == _BOOL and not isinstance(value, bool):
+            raise _NotPlain
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise _NotPlain
+            return int(value) if value.is_integer() and -(2.0**63) <= value < 2.0**63 else value
+        if isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
+            return float(value)
+        return value
+    if node.tag == _SEQ:
+        return [_plain_value(item, duplicates) for item in node.value]
+    if node.tag != _MAP:
+        raise _NotPlain
+    result: dict[str, Any] = {}
+    seen: set[Any] = set()
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, _NUMBER, _BOOL):
+            raise _NotPlain  # merge keys, null or compound keys: the constructors say what they make of them
+        key = key_node.value if key_node.tag == _STR else go_yaml_scalar(key_node.value)  # as Go reads a key
+        if key_node.tag == _BOOL and not isinstance(key, bool):
+            raise _NotPlain
+        marker = tag(key)
+        if marker in seen:
+            duplicates.append(f"line {value_node.start_mark.line + 1}: key {_go_sharp_v(key)} already set in map")
+        seen.add(marker)
+        result[key if type(key) is str else _json_key(key, key_node)] = _plain_value(value_node, duplicates)
+    return result
 
 
 MAX_DOCUMENT_BYTES = 3 * 1024 * 1024
