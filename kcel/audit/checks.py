@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 SERVER_SET = ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink",
               "deletionTimestamp", "deletionGracePeriodSeconds")  # fmt: skip
 PASS, FAIL, WARN, ERROR = "pass", "fail", "warn", "error"  # PolicyReport's results
+AUDIT = "audit"  # a failure a binding only audits (validationActions: [Audit]); a PolicyReport says fail
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,8 @@ class PolicyCheck:
         if e.outcome == "deny":
             actions = self.actions.get((e.policy, e.binding), ())
             properties = (*param, ("validationActions", ",".join(actions)))
-            return Result(policy, rule, operation, FAIL if "Deny" in actions else WARN, messages, subject, where,
-                          properties)  # fmt: skip
+            outcome = FAIL if "Deny" in actions else WARN if "Warn" in actions else AUDIT
+            return Result(policy, rule, operation, outcome, messages, subject, where, properties)
         properties = (*param, ("failurePolicy", self.failure.get(e.policy, "")))
         return Result(policy, rule, operation, ERROR, messages, subject, where, properties)
 

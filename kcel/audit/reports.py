@@ -13,13 +13,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from kcel.audit.checks import ERROR, FAIL, PASS, WARN, Result
+from kcel.audit.checks import AUDIT, ERROR, FAIL, PASS, WARN, Result
 
 if TYPE_CHECKING:
     from kcel.audit.summary import Summary
     from kcel.k8s.crds.changes import Change
 
-OUTCOMES = (FAIL, WARN, ERROR, PASS)
+OUTCOMES = (FAIL, WARN, AUDIT, ERROR, PASS)
 REPORT_API_VERSION = "wgpolicyk8s.io/v1alpha2"
 SOURCE = "kcel audit"
 
@@ -80,7 +80,7 @@ def policy_reports(summary: Summary, now: float | None = None) -> dict[str, Any]
     reports = []
     for namespace in namespaces:
         results = by_namespace.get(namespace, [])
-        counts = Counter(r.result for r in results)
+        counts = Counter(_report_outcome(r) for r in results)
         counts[PASS] += sum(n for (ns, _), n in summary.passes.items() if ns == namespace)
         metadata = {"name": "kcel-audit", **({"namespace": namespace} if namespace else {})}
         reports.append({
@@ -100,7 +100,7 @@ def _report_result(result: Result, seconds: int) -> dict[str, Any]:
         reference["uid"] = subject.uid
     properties = {"operation": result.operation, **dict(result.properties)}
     entry: dict[str, Any] = {
-        "source": SOURCE, "policy": result.policy, "result": result.result, "scored": True,
+        "source": SOURCE, "policy": result.policy, "result": _report_outcome(result), "scored": True,
         "timestamp": {"seconds": seconds, "nanos": 0}, "resources": [reference], "properties": properties,
     }  # fmt: skip
     if result.rule:
@@ -110,3 +110,8 @@ def _report_result(result: Result, seconds: int) -> dict[str, Any]:
     if "category" in properties:
         entry["category"] = properties.pop("category")
     return entry
+
+
+def _report_outcome(result: Result) -> str:
+    """PolicyReport's result: a failure only audited is a fail there, as policy engines report audit mode."""
+    return FAIL if result.result == AUDIT else result.result

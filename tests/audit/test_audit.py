@@ -57,6 +57,20 @@ metadata: {name: team-label}
 spec: {policyName: team-label, validationActions: [Warn]}
 ---
 apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-single-replica}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
+  validations:
+    - expression: "object.spec.replicas != 1"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-single-replica}
+spec: {policyName: no-single-replica, validationActions: [Audit]}
+---
+apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicy
 metadata: {name: audited-label}
 spec:
@@ -71,6 +85,20 @@ spec:
     - patchType: ApplyConfiguration
       applyConfiguration:
         expression: 'Object{metadata: Object.metadata{labels: {"audited": "true"}}}'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-single-replica}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
+  validations:
+    - expression: "object.spec.replicas != 1"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-single-replica}
+spec: {policyName: no-single-replica, validationActions: [Audit]}
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicyBinding
@@ -208,14 +236,16 @@ def test_policy_reports_validate_against_their_crds(cluster: Path, capsys: pytes
     crds = {crd.kind: crd for crd in load_crds(HERE / "policyreport-crds.yaml")}
     kinds = Counter(report["kind"] for report in reports["items"])
     assert kinds == {"PolicyReport": 2}  # team-a and team-b; no cluster-scoped object was checked
-    results = 0
+    results, audited = 0, []
     for report in reports["items"]:
         checked = validate_object(crds[report["kind"]], report)
         assert checked.errors == [], checked.message
         namespace = report["metadata"]["namespace"]
         assert all(r["resources"][0]["namespace"] == namespace for r in report["results"])
         assert report["summary"]["fail"] == sum(r["result"] == "fail" for r in report["results"])
+        audited += [r for r in report["results"] if r["properties"].get("validationActions") == "Audit"]
         results += len(report["results"])
+    assert audited and {r["result"] for r in audited} == {"fail"}  # audit mode reports a fail
     _, summary = _audit(cluster, capsys, str(cluster / "snapshot.yaml"))
     not_pass = sum(n for r in summary["results"] for outcome, n in r["counts"].items() if outcome != "pass")
     assert results == not_pass
