@@ -87,20 +87,6 @@ spec:
         expression: 'Object{metadata: Object.metadata{labels: {"audited": "true"}}}'
 ---
 apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: no-single-replica}
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
-  validations:
-    - expression: "object.spec.replicas != 1"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: no-single-replica}
-spec: {policyName: no-single-replica, validationActions: [Audit]}
----
-apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicyBinding
 metadata: {name: audited-label}
 spec: {policyName: audited-label}
