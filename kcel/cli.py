@@ -7,19 +7,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kcel import colour, interrupts
 from kcel.commands import UsageError, read_documents
-from kcel.env import Env
 from kcel.errors import CelError, CompileError
-from kcel.eval.display import cel_text, json_value, result_type
 from kcel.k8s.environment import NEWEST, add_version_option
-from kcel.parser import parse
-from kcel.parser.unparser import dump, unparse
-
-if TYPE_CHECKING:
-    pass
 
 DEFAULT_COST_LIMIT = 1_000_000  # the API server's per-expression limit
 CI_OUTPUTS = ("text", "json", "github", "sarif", "junit")
@@ -53,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Run 'kcel COMMAND --help' for a command's options and more examples.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show kcel's version and exit")
     _add_color_option(parser, "auto")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -246,6 +239,14 @@ def _add_color_option(parser: argparse.ArgumentParser, default: str) -> None:
                         "always or never")  # fmt: skip
 
 
+class _Version(argparse.Action):
+    """`--version`, which reads the installed package's metadata only when asked (that import costs every command)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        print(f"kcel {package_version()}")
+        parser.exit()
+
+
 def package_version() -> str:
     """kcel's installed version (`kcel --version`, the REPL's banner)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -286,6 +287,9 @@ def _run(argv: list[str] | None) -> int:
     colour.choose(args.color)
     try:
         if args.command == "parse":
+            from kcel.parser import parse
+            from kcel.parser.unparser import dump, unparse
+
             parsed = parse(args.expression)
             print(dump(parsed) if args.dump else unparse(parsed))
             return 0
@@ -342,6 +346,9 @@ def _run(argv: list[str] | None) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    from kcel.env import Env
+    from kcel.eval.display import cel_text, json_value, result_type
+
     variables = _variables(args.var, args.inputs)
     declared = dict(_declaration(d) for d in args.decl)
     try:

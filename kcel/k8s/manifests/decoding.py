@@ -192,7 +192,11 @@ class _GoYAMLLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.S
         self.duplicates: list[str] = []
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is ScalarNode and implicit[0]:
+        """The tag of an untagged node (libyaml asks for every one): what go-yaml makes of plain scalars; quoted
+        ones are strings, collections maps and sequences (PyYAML's defaults, without its generic lookup)."""
+        if kind is ScalarNode:
+            if not implicit[0]:
+                return _STR
             if value == "<<":
                 return "tag:yaml.org,2002:merge"
             resolved = go_yaml_scalar(value)
@@ -201,7 +205,13 @@ class _GoYAMLLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.S
             if isinstance(resolved, bool):
                 return _BOOL
             return _STR if isinstance(resolved, str) else _NUMBER
-        return super().resolve(kind, value, implicit)
+        return _MAP if kind is MappingNode else _SEQ
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        """No path resolvers are registered: nothing to track (libyaml calls this for every collection)."""
+
+    def ascend_resolver(self) -> None:
+        """See descend_resolver."""
 
 
 def _construct_number(loader: _GoYAMLLoader, node: ScalarNode) -> Any:
@@ -297,20 +307,20 @@ def _decode_yaml(chunk: str, name: str, first_line: int) -> tuple[Any, tuple[str
     loader = _GoYAMLLoader(chunk)
     try:
         node = loader.get_single_node()
-        try:
-            excessive = node is not None and "*" in chunk and _excessive_aliasing(node)  # no `*`: no alias
-        except DecodeError as err:
-            raise DecodeError(f"{name}:{first_line}: invalid YAML: {err}") from None
-        if excessive:
-            raise DecodeError(f"{name}:{first_line}: invalid YAML: document contains excessive aliasing")
         duplicates: list[str] = []
-        try:
-            fast = _plain_value(node, duplicates) if node is not None else None
+        try:  # most documents: no alias (so no alias bomb), no explicit tag
+            fast = _plain_value(node, duplicates, set()) if node is not None else None
         except _NotPlain:
             fast = _NOT_PLAIN
         if fast is not _NOT_PLAIN:
             loader.duplicates += duplicates
             return fast, _strict(loader.duplicates)
+        try:
+            excessive = node is not None and _excessive_aliasing(node)
+        except DecodeError as err:
+            raise DecodeError(f"{name}:{first_line}: invalid YAML: {err}") from None
+        if excessive:
+            raise DecodeError(f"{name}:{first_line}: invalid YAML: document contains excessive aliasing")
         value = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as err:
         raise DecodeError(_yaml_problem(err, name, first_line)) from None
@@ -328,17 +338,21 @@ def _strict(duplicates: list[str]) -> tuple[str, ...]:
 
 
 class _NotPlain(Exception):
-    """A node the plain builder leaves to PyYAML's constructors (explicit tags, merge keys, odd keys or numbers)."""
+    """A node the plain builder leaves to PyYAML's constructors and the alias-bomb guard (an alias, explicit tags,
+    merge keys, odd keys or numbers)."""
 
 
 _NOT_PLAIN = object()
 _MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
 
 
-def _plain_value(node: Any, duplicates: list[str]) -> Any:
+def _plain_value(node: Any, duplicates: list[str], seen: set[int]) -> Any:
     """The value the constructors and _json_compatible would make of a document of plain maps, lists and scalars,
     built directly (most manifests are only that, and PyYAML's generic construction costs most of the decoding);
-    raises _NotPlain for anything else."""
+    raises _NotPlain for anything else, and at the first node met twice (an alias), before expanding it."""
+    if id(node) in seen:
+        raise _NotPlain
+    seen.add(id(node))
     if isinstance(node, ScalarNode):
         if node.tag == _STR:
             return node.value
@@ -357,22 +371,23 @@ def _plain_value(node: Any, duplicates: list[str]) -> Any:
             return float(value)
         return value
     if node.tag == _SEQ:
-        return [_plain_value(item, duplicates) for item in node.value]
+        return [_plain_value(item, duplicates, seen) for item in node.value]
     if node.tag != _MAP:
         raise _NotPlain
     result: dict[str, Any] = {}
-    seen: set[Any] = set()
+    keys: set[Any] = set()
     for key_node, value_node in node.value:
-        if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, _NUMBER, _BOOL):
-            raise _NotPlain  # merge keys, null or compound keys: the constructors say what they make of them
+        if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, _NUMBER, _BOOL) or id(key_node) in seen:
+            raise _NotPlain  # merge keys, null, compound or aliased keys: the constructors say what they make of them
+        seen.add(id(key_node))
         key = key_node.value if key_node.tag == _STR else go_yaml_scalar(key_node.value)  # as Go reads a key
         if key_node.tag == _BOOL and not isinstance(key, bool):
             raise _NotPlain
         marker = tag(key)
-        if marker in seen:
+        if marker in keys:
             duplicates.append(f"line {value_node.start_mark.line + 1}: key {_go_sharp_v(key)} already set in map")
-        seen.add(marker)
-        result[key if type(key) is str else _json_key(key, key_node)] = _plain_value(value_node, duplicates)
+        keys.add(marker)
+        result[key if type(key) is str else _json_key(key, key_node)] = _plain_value(value_node, duplicates, seen)
     return result
 
 
