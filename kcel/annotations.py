@@ -287,13 +287,16 @@ def _marker_note(place: str) -> str:
     return f" (the marker at {place})" if place else ""
 
 
-def check_junit(checks: list[tuple[Any, Any]], others: Any) -> str:
-    """`kcel check -o junit`: a test case per CRD (on the line of its first error) and per other object checked."""
-    cases = []
-    for crd, check in checks:
-        line = crd_field_line(crd, check.errors[0].field) if check.errors else crd.line
-        message = "\n".join(f"{e.cause()['field']}: {e.cause()['message']}" for e in check.errors)
-        cases.append(TestCase(crd.name, crd.file, line, "failure" if check.errors else "passed", message))
+def crd_test_case(crd: Any, check: Any) -> TestCase:
+    """`kcel check -o junit`'s test case of a CRD, on the line of its first error."""
+    line = crd_field_line(crd, check.errors[0].field) if check.errors else crd.line
+    message = "\n".join(f"{e.cause()['field']}: {e.cause()['message']}" for e in check.errors)
+    return TestCase(crd.name, crd.file, line, "failure" if check.errors else "passed", message)
+
+
+def check_junit(crd_cases: list[TestCase], others: Any) -> str:
+    """`kcel check -o junit`: a test case per CRD and per other object checked."""
+    cases = list(crd_cases)
     for where, checked in others.checked:
         file = where.partition(": document ")[0]
         cases.append(TestCase(where, file, 0, "passed" if checked.valid else "failure", "\n".join(checked.errors)))

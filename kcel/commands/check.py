@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kcel.commands import UsageError, plural, requested_versions
@@ -26,15 +27,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _at_each(args: argparse.Namespace, versions: tuple[str, ...]) -> int:
-    from kcel.k8s.manifests.files import manifest_files
     from kcel.matrix import Matrix, report
 
-    crds, problems = _crds(args.crds)
-    files = manifest_files(args.crds)
+    crds, problems, others_files = [], [], []
+    for path in _files(args.crds):
+        found, problem, more = _crds_of(path)
+        crds += found
+        problems += [problem] if problem else []
+        others_files += [path] if more else []
     answers = {}
     for version in versions:
-        answers[version], found = _outcomes(crds, files, version)
-        problems += [problem for problem in found if problem not in problems]
+        answers[version], found_problems = _outcomes(crds, others_files, version)
+        problems += [problem for problem in found_problems if problem not in problems]
     return report(Matrix.of(answers), args.output, "kcel check", "CRDs and objects", "crd-rejected", problems)
 
 
@@ -64,42 +68,36 @@ def _outcomes(crds: list[Any], files: list[Any], version: str) -> tuple[list[Out
 
 
 def _check(args: argparse.Namespace) -> int:
+    """File by file: each decoded once, its CRDs checked and reported, then dropped (memory stays flat in the number
+    of files); the files holding anything else are checked together after (policies need their bindings)."""
     from kcel import annotations
     from kcel.findings import Emitter, Finding
-    from kcel.k8s import field
-    from kcel.k8s.crds.crd import check_crd, count_rules
-    from kcel.k8s.manifests.files import manifest_files
-    from kcel.k8s.rules.cost import STATIC_ESTIMATED_CRD_COST_LIMIT
     from kcel.k8s.surfaces.checking import check_files
     from kcel.k8s.surfaces.checking import report as checked_report
 
     reports: list[dict[str, Any]] = []
+    cases: list[Any] = []  # for -o junit
     emit = Emitter(args.output, "kcel check")
-    crds, problems = _crds(args.crds)
-    others = check_files(manifest_files(args.crds), args.k8s_version or NEWEST, report_unreadable=False)
+    problems: list[str] = []
+    others_files = []
+    crds = rules = 0
+    for path in _files(args.crds):
+        found, problem, more = _crds_of(path)
+        if problem:
+            problems.append(problem)
+            print(f"error: {problem}", file=sys.stderr)
+            emit([Finding("error", problem, problem.partition(": ")[0])])
+        if more:
+            others_files.append(path)
+        for crd in found:
+            report = _check_one(crd, args, emit, cases)
+            reports.append(report)
+            crds, rules = crds + 1, rules + report["rules"]
+    others = check_files(others_files, args.k8s_version or NEWEST, report_unreadable=False)
     problems += others.problems
-    for problem in problems:
+    for problem in others.problems:
         print(f"error: {problem}", file=sys.stderr)
-    emit(Finding("error", problem, problem.partition(": ")[0]) for problem in problems)
-    checks = []
-    for crd in crds:
-        check = check_crd(crd, k8s_version=args.k8s_version)
-        checks.append((crd, check))
-        rules = sum(count_rules(crd.schema_of(version)) for version in crd.versions)
-        costs = [_cost_report(cost, args.explain_above) for cost in check.costs]
-        totals = [
-            {"schema": str(path), "cost": total, "share": _share(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}
-            for path, total in check.totals
-        ]
-        errors = [e.cause() for e in check.errors]
-        report = {"crd": crd.name, "rules": rules, "valid": not check.errors, "errors": errors,
-                  "warnings": check.warnings, "costs": costs, "totals": totals}  # fmt: skip
-        reports.append(report)
-        message = field.invalid_status_message(CRD_KIND, crd.name, check.errors) if check.errors else ""
-        if args.output == "text":
-            _print_check(report, message, annotations.error_places(crd, check.errors))
-        else:
-            emit(annotations.crd_findings(crd, check.errors, report["warnings"]))
+    emit(Finding("error", problem, problem.partition(": ")[0]) for problem in others.problems)
     for where, checked in others.checked:
         reports.append(checked_report(where, checked))
         if args.output == "text":
@@ -111,19 +109,41 @@ def _check(args: argparse.Namespace) -> int:
     if args.output == "json":
         print(json.dumps(reports + [{"skipped": s} for s in others.skipped], indent=2))
     elif args.output == "junit":
-        print(annotations.check_junit(checks, others), end="")
+        print(annotations.check_junit(cases, others), end="")
     emit.close()
     if not reports and not problems:
         print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
               file=sys.stderr)  # fmt: skip
         return 1 if args.strict else 0
-    rules = sum(r["rules"] for r in reports[: len(crds)])
-    summary = f"{plural(len(crds), 'CRD')}, {plural(rules, 'rule')}"
+    summary = f"{plural(crds, 'CRD')}, {plural(rules, 'rule')}"
     if others.checked:
         summary += f", {plural(len(others.checked), 'other object')}"
     skipped = f", {len(others.skipped)} skipped" if others.skipped else ""
     print(f"{summary}: {sum(not r['valid'] for r in reports)} rejected{skipped}", file=sys.stderr)
     return 0 if all(r["valid"] for r in reports) and not problems else 1
+
+
+def _check_one(crd: Any, args: argparse.Namespace, emit: Any, cases: list[Any]) -> dict[str, Any]:
+    """One CRD checked and reported (text, or findings); its report for -o json and the summary."""
+    from kcel import annotations
+    from kcel.k8s import field
+    from kcel.k8s.crds.crd import check_crd, count_rules
+    from kcel.k8s.rules.cost import STATIC_ESTIMATED_CRD_COST_LIMIT
+
+    check = check_crd(crd, k8s_version=args.k8s_version)
+    if args.output == "junit":
+        cases.append(annotations.crd_test_case(crd, check))
+    totals = [{"schema": str(path), "cost": total, "share": _share(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}
+              for path, total in check.totals]  # fmt: skip
+    report = {"crd": crd.name, "rules": sum(count_rules(crd.schema_of(version)) for version in crd.versions),
+              "valid": not check.errors, "errors": [e.cause() for e in check.errors], "warnings": check.warnings,
+              "costs": [_cost_report(cost, args.explain_above) for cost in check.costs], "totals": totals}  # fmt: skip
+    if args.output == "text":
+        message = field.invalid_status_message(CRD_KIND, crd.name, check.errors) if check.errors else ""
+        _print_check(report, message, annotations.error_places(crd, check.errors))
+    else:
+        emit(annotations.crd_findings(crd, check.errors, report["warnings"]))
+    return report
 
 
 CRD_KIND = "CustomResourceDefinition.apiextensions.k8s.io"
@@ -187,19 +207,38 @@ def _share_text(share: float) -> str:
     return f"{share}% of" if share < 1000 else f"{share / 100:,.0f} times"
 
 
-def _crds(paths: list[str]) -> tuple[list[Any], list[str]]:
-    """The CRDs in the files and directories given, and a one-line problem for each file that could not be read."""
-    from kcel.k8s.crds.crd import CRDLoadError, load_crds
+def _files(paths: list[str]) -> list[Path]:
     from kcel.k8s.manifests.files import manifest_files
 
     try:
-        files = manifest_files(paths)
+        return manifest_files(paths)
     except FileNotFoundError as err:
         raise UsageError(str(err)) from None
-    crds, problems = [], []
-    for path in files:
-        try:
-            crds += load_crds(path)
-        except CRDLoadError as err:
-            problems.append(str(err))
-    return crds, problems
+
+
+def _crds_of(path: Path) -> tuple[list[Any], str, bool]:
+    """A file's CRDs (decoded once), the problem that keeps them from being read (as load_crds words it), and
+    whether it holds anything else for the other checks."""
+    from kcel.k8s.crds.crd import CRDLoadError, crds_in, load_manifests
+
+    try:
+        documents = load_manifests(path)
+    except CRDLoadError as err:
+        return [], str(err), False
+    others = any(document.error or not _only_crds(document.value) for document in documents)
+    error = next((document.error for document in documents if document.error), "")
+    if error:
+        return [], error, others
+    try:
+        return crds_in(str(path), documents), "", others
+    except CRDLoadError as err:
+        return [], str(err), others
+
+
+def _only_crds(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return value is None
+    items = value.get("items")
+    if str(value.get("kind", "")).endswith("List") and isinstance(items, list):
+        return all(_only_crds(item) for item in items)
+    return value.get("kind") == "CustomResourceDefinition"

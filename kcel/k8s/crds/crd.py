@@ -128,8 +128,17 @@ def load_crds(source: str | os.PathLike[str]) -> list[CRD]:
         [('Widget.example.com', 'v1')]
     """
     name, text = _read_source(source)
+    return crds_in(name, _documents(name, text))
+
+
+def crds_in(name: str, documents: Iterable[Document]) -> list[CRD]:
+    """The CRDs among the decoded documents of the file `name` (Lists read item by item).
+
+    Raises:
+        CRDLoadError: a CRD that cannot be read, naming its document and field.
+    """
     crds: list[CRD] = []
-    for document in _documents(name, text):
+    for document in documents:
         found = _crds_in(document.value, f"{name}: document {document.index}", "")
         crds.extend(replace(crd, file=name, line=document.line, document=document.index) for crd in found)
     return crds
