@@ -8,15 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kcel.k8s.admission.compilation import CompiledPolicy
-from kcel.k8s.admission.loading import load
-from kcel.k8s.admission.mutation import CompiledMutatingPolicy
-from kcel.k8s.admission.policyset import PolicySet
 from kcel.k8s.manifests.decoding import decode_documents
 from kcel.k8s.surfaces import Checked
-from kcel.k8s.surfaces.environments import SURFACES
+
+if TYPE_CHECKING:
+    from kcel.k8s.admission.compilation import CompiledPolicy
+    from kcel.k8s.admission.mutation import CompiledMutatingPolicy
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
@@ -37,6 +36,10 @@ class CheckRun:
 
 
 def _checkers() -> dict[tuple[str, str], Checker]:
+    """Each surface kind's check (the surfaces and the admission machinery they share are imported only now: a run
+    over CRDs alone needs none of them)."""
+    from kcel.k8s.surfaces.environments import SURFACES
+
     found: dict[tuple[str, str], Checker] = {}
     for module in SURFACES:
         found |= {kind: module.check for kind in module.KINDS}
@@ -74,7 +77,7 @@ def check_files(files: Iterable[Path], k8s_version: str, report_unreadable: bool
     one by one, the rest skipped with the reason. `report_unreadable=False` leaves files and documents that do not
     decode to a caller that reads the same files for CRDs (and reports them already)."""
     run = CheckRun()
-    checkers = _checkers()
+    checkers: dict[tuple[str, str], Checker] | None = None
     unreadable: list[str] = []
     policy_files: list[Path] = []
     for path in files:
@@ -89,7 +92,7 @@ def check_files(files: Iterable[Path], k8s_version: str, report_unreadable: bool
             elif group == ADMISSION_GROUP and kind in POLICY_KINDS:
                 if path not in policy_files:
                     policy_files.append(path)
-            elif (group, kind) in checkers:
+            elif (group, kind) in (checkers := checkers if checkers is not None else _checkers()):
                 run.checked.append((where, checkers[group, kind](obj, where, k8s_version)))
             else:
                 what = f"{kind} ({obj.get('apiVersion')})" if kind else "a document without a kind"
@@ -102,6 +105,9 @@ def check_files(files: Iterable[Path], k8s_version: str, report_unreadable: bool
 
 
 def _check_policies(files: list[Path], k8s_version: str, run: CheckRun) -> None:
+    from kcel.k8s.admission.loading import load
+    from kcel.k8s.admission.policyset import PolicySet
+
     loaded = load(files)
     policies = PolicySet(loaded, k8s_version)
     compiled_policies: list[CompiledPolicy | CompiledMutatingPolicy] = [*policies.policies, *policies.mutating_policies]
@@ -115,10 +121,14 @@ def _check_policies(files: list[Path], k8s_version: str, run: CheckRun) -> None:
 
 
 def _kind(compiled: CompiledPolicy | CompiledMutatingPolicy) -> str:
+    from kcel.k8s.admission.mutation import CompiledMutatingPolicy
+
     return "MutatingAdmissionPolicy" if isinstance(compiled, CompiledMutatingPolicy) else "ValidatingAdmissionPolicy"
 
 
 def _expressions(compiled: CompiledPolicy | CompiledMutatingPolicy) -> int:
+    from kcel.k8s.admission.mutation import CompiledMutatingPolicy
+
     count = len(compiled.variables) + len(compiled.match_conditions)
     if isinstance(compiled, CompiledMutatingPolicy):
         return count + len(compiled.mutations)
