@@ -55,6 +55,7 @@ class Settings:
     timeout: float = 10.0  # the API server's default webhook timeoutSeconds
     fail_closed: bool = True  # --failure-policy Fail
     threads: int = 4
+    max_queue: int = 64  # reviews waiting for a thread; past it the answer comes at once, by the failure policy
     poll_interval: float = 1.0
     shutdown_delay: float = 5.0  # seconds between SIGTERM and closing the listener: see kcel.webhook.server
 
@@ -81,6 +82,7 @@ class Webhook:
         # Set on SIGTERM (kcel.webhook.server): /readyz fails and every answer closes its connection, so load
         # balancers and keep-alive clients move to other replicas while this one still answers what comes.
         self.draining = False
+        self.pending = 0  # reviews evaluating or waiting for a thread (only the event loop changes it)
         # No threads: evaluations run on the event loop (kcel serve --threads 0), which spares each request the
         # hand-over to a thread and back; a slow evaluation then holds this process's other requests, and its
         # deadline is kept between expressions only.
@@ -191,8 +193,13 @@ class Webhook:
         fail_closed = self.settings.fail_closed
         if served is None:
             return failure_decision("no policies loaded yet", fail_closed=fail_closed, code=503), "error"
+        if self.executor is not None and self.pending >= self.settings.threads + self.settings.max_queue:
+            # Waiting would only push every answer past its deadline: say so now, as the failure policy decides.
+            message = f"webhook overloaded: {self.pending} reviews in progress or queued"
+            return failure_decision(message, fail_closed=fail_closed, code=429), "overloaded"
         loop = asyncio.get_running_loop()
         self.metrics.in_flight.inc()
+        self.pending += 1
         try:
             if self.executor is None:
                 decision: DecisionLike = _admit(served, review.request, deadline, mode)
@@ -210,6 +217,7 @@ class Webhook:
             return failure_decision(message, fail_closed=fail_closed), "error"
         finally:
             self.metrics.in_flight.dec()
+            self.pending -= 1
         return decision, "allowed" if decision.allowed else "denied"
 
     def _budget(self, query_timeout: str | None) -> float:

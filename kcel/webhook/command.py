@@ -41,6 +41,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     tls.add_argument("--cert", metavar="FILE", help="PEM certificate chain (reloaded when it changes)")
     tls.add_argument("--key", metavar="FILE", help="PEM private key (reloaded when it changes)")
     tls.add_argument(
+        "--client-ca", metavar="FILE",
+        help="PEM CA bundle: require a client certificate it signed (the one the API server presents from its "
+        "admission kubeConfigFile) and refuse the handshake otherwise",
+    )  # fmt: skip
+    tls.add_argument(
         "--insecure-http", action="store_true",
         help="serve plain HTTP without --cert/--key; for local testing only, the API server requires HTTPS",
     )  # fmt: skip
@@ -67,6 +72,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="threads per process evaluating policies (default 4): they keep the event loop free, not faster; 0 "
         "evaluates on the event loop, sparing each request two thread switches, where a slow policy then holds "
         "the process's other requests and its deadline is kept between expressions",
+    )  # fmt: skip
+    net.add_argument(
+        "--max-queue", type=_count, default=64, metavar="N",
+        help="reviews a process lets wait for a thread (default 64); past them it answers at once, by the failure "
+        "policy (Fail: denied with code 429, which the API server's own webhook failurePolicy then handles), "
+        "instead of letting every answer slow down toward the timeout",
     )  # fmt: skip
     net.add_argument(
         "--shutdown-delay", type=_seconds, default=5.0, metavar="SECONDS",
@@ -109,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
     if missing_paths:  # a typo would serve no policy at all, allowing everything
         print(f"kcel serve: {missing_paths[0]}: no such file or directory", file=sys.stderr)
         return 2
+    if args.client_ca and args.insecure_http:
+        print("kcel serve: --client-ca needs TLS (--cert and --key), not --insecure-http", file=sys.stderr)
+        return 2
     if not args.insecure_http and not (args.cert and args.key):
         print("kcel serve: --cert and --key are required (or --insecure-http for local testing)", file=sys.stderr)
         return 2
@@ -122,13 +136,13 @@ def run(args: argparse.Namespace) -> int:
     tls = None
     if not args.insecure_http:
         try:
-            tls = CertReloader(args.cert, args.key)
+            tls = CertReloader(args.cert, args.key, args.client_ca)
         except CertError as exc:
             log.error("cannot use the TLS certificate: %s", exc)
             return 1
     settings = Settings(
         timeout=args.timeout, fail_closed=args.failure_policy == "Fail", threads=args.threads,
-        shutdown_delay=args.shutdown_delay,
+        max_queue=args.max_queue, shutdown_delay=args.shutdown_delay,
     )  # fmt: skip
     return serve(
         args.policies, args.resources, host=args.host, port=args.port, settings=settings, tls=tls,

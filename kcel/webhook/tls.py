@@ -29,10 +29,18 @@ class CertError(Exception):
 class CertReloader:
     """Owns the listening `SSLContext` and reloads its chain when the files' stat stamps change."""
 
-    def __init__(self, cert: str | os.PathLike[str], key: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, cert: str | os.PathLike[str], key: str | os.PathLike[str], client_ca: str | os.PathLike[str] | None = None
+    ) -> None:
         self.cert = Path(cert)
         self.key = Path(key)
         self.context = new_context()
+        if client_ca is not None:  # the API server presents the client certificate of its kubeConfigFile
+            try:
+                self.context.load_verify_locations(cafile=os.fspath(client_ca))
+            except (ssl.SSLError, OSError) as exc:
+                raise CertError(f"{client_ca}: cannot use as client CA: {exc}") from None
+            self.context.verify_mode = ssl.CERT_REQUIRED
         self._stamp: Stamp | None = None
         self.reloads = 0  # successful loads after the first
         stamp = self._current_stamp()
@@ -86,7 +94,8 @@ class CertReloader:
 
 
 def new_context() -> ssl.SSLContext:
-    """A server context as the API server's webhook client expects: TLS 1.2+, no client certificates required."""
+    """A server context as the API server's webhook client expects: TLS 1.2 and newer only; client certificates
+    are required only with `--client-ca`."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     return context

@@ -217,6 +217,23 @@ async def test_a_slow_evaluation_is_answered_by_the_failure_policy_at_the_deadli
     assert 0.85 < elapsed < 1.0  # 90% of the budget, the rest is for the way back
 
 
+async def test_past_the_queue_limit_reviews_are_answered_at_once_by_the_failure_policy(tmp_path: Path) -> None:
+    """One thread, one review allowed to wait: of four sent together, two are held, two answered at once (429)."""
+    release = threading.Event()
+    async with serving(StandIn(hook=lambda: release.wait(5)), tmp_path, threads=1, max_queue=1) as client:
+        started = time.monotonic()
+        sent = [asyncio.create_task(client.post("/validate", json=review(uid=f"uid-{i}"))) for i in range(4)]
+        done, _ = await asyncio.wait(sent, timeout=2, return_when=asyncio.FIRST_COMPLETED)
+        quick = time.monotonic() - started
+        release.set()
+        answers = [(await task).json()["response"] for task in sent]
+    assert quick < 1.0 and len(done) >= 1  # not held until the deadline
+    refused = [a for a in answers if not a["allowed"]]
+    assert len(refused) == 2 and len(answers) - len(refused) == 2
+    assert {a["status"]["code"] for a in refused} == {429}
+    assert refused[0]["status"]["message"] == "webhook overloaded: 2 reviews in progress or queued"
+
+
 async def test_the_api_servers_timeout_parameter_lowers_the_deadline(tmp_path: Path) -> None:
     policies = StandIn()
     async with serving(policies, tmp_path, timeout=10.0) as client:

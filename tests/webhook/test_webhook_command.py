@@ -38,3 +38,8 @@ def test_serve_help_names_both_webhooks(capsys: pytest.CaptureFixture[str]) -> N
         main(["serve", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "/validate" in text and "/mutate" in text and "MutatingAdmissionPolicies" in text
+
+
+def test_a_client_ca_needs_tls(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--policies", str(POLICIES), "--insecure-http", "--client-ca", "ca.pem", "--port", "0"]) == 2
+    assert "--client-ca needs TLS" in capsys.readouterr().err

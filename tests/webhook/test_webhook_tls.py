@@ -6,6 +6,7 @@ import os
 import socket
 import ssl
 import threading
+import warnings
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,81 @@ def test_a_server_does_not_start_without_a_usable_certificate(tmp_path: Path) ->
         CertReloader(tmp_path / "tls.crt", tmp_path / "tls.key")
     with pytest.raises(CertError, match="No such file"):
         CertReloader(tmp_path / "missing.crt", tmp_path / "tls.key")
+
+
+def handshake(server: ssl.SSLContext, client: ssl.SSLContext) -> bool:
+    """Whether a TLS handshake between the two contexts succeeds (over a socket pair)."""
+    server_sock, client_sock = socket.socketpair()
+    outcome: list[bool] = []
+
+    def serve() -> None:
+        try:
+            with server.wrap_socket(server_sock, server_side=True) as tls:
+                tls.recv(1)
+                outcome.append(True)
+        except (ssl.SSLError, OSError):
+            outcome.append(False)
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        with client.wrap_socket(client_sock) as tls:
+            tls.send(b"x")
+    except (ssl.SSLError, OSError):
+        pass
+    finally:
+        client_sock.close()
+    thread.join(5)
+    server_sock.close()
+    return outcome == [True]
+
+
+def _client(ca: trustme.CA) -> ssl.SSLContext:
+    client = ssl.create_default_context()
+    ca.configure_trust(client)
+    client.check_hostname = False
+    return client
+
+
+def test_with_a_client_ca_only_clients_with_its_certificates_are_served(tmp_path: Path) -> None:
+    """--client-ca: the API server's kubeConfigFile client certificate is required, others are refused."""
+    ca, clients_ca = trustme.CA(), trustme.CA()
+    write_pair(tmp_path, ca)
+    (tmp_path / "clients.pem").write_bytes(clients_ca.cert_pem.bytes())
+    reloader = CertReloader(tmp_path / "tls.crt", tmp_path / "tls.key", tmp_path / "clients.pem")
+    anonymous = _client(ca)
+    api_server = _client(ca)
+    clients_ca.issue_cert("kube-apiserver").configure_cert(api_server)
+    stranger = _client(ca)
+    trustme.CA().issue_cert("kube-apiserver").configure_cert(stranger)
+    assert handshake(reloader.context, api_server)
+    assert not handshake(reloader.context, anonymous)
+    assert not handshake(reloader.context, stranger)
+    assert handshake(CertReloader(tmp_path / "tls.crt", tmp_path / "tls.key").context, anonymous)  # not asked
+
+
+def test_tls_before_1_2_is_refused(tmp_path: Path) -> None:
+    ca = trustme.CA()
+    write_pair(tmp_path, ca)
+    context = CertReloader(tmp_path / "tls.crt", tmp_path / "tls.key").context
+    with warnings.catch_warnings():  # TLS 1.1 is deprecated: that is the point
+        warnings.simplefilter("ignore", DeprecationWarning)
+        old = _client(ca)
+        old.set_ciphers("DEFAULT:@SECLEVEL=0")
+        old.minimum_version, old.maximum_version = ssl.TLSVersion.TLSv1, ssl.TLSVersion.TLSv1_1
+        lenient = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        lenient.set_ciphers("DEFAULT:@SECLEVEL=0")
+        lenient.minimum_version = ssl.TLSVersion.TLSv1
+        lenient.load_cert_chain(tmp_path / "tls.crt", tmp_path / "tls.key")
+    if not handshake(lenient, old):
+        pytest.skip("this OpenSSL cannot speak TLS 1.1 at all, so there is nothing to refuse")
+    assert not handshake(context, old)
+    assert handshake(context, _client(ca))
+
+
+def test_an_unusable_client_ca_is_a_certificate_error(tmp_path: Path) -> None:
+    ca = trustme.CA()
+    write_pair(tmp_path, ca)
+    (tmp_path / "clients.pem").write_text("not a certificate")
+    with pytest.raises(CertError, match="cannot use as client CA"):
+        CertReloader(tmp_path / "tls.crt", tmp_path / "tls.key", tmp_path / "clients.pem")
