@@ -12,12 +12,13 @@ import functools
 import posixpath
 import re
 from datetime import datetime, timedelta, timezone
-from decimal import Decimal
-from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import TYPE_CHECKING, Any
 
 from kcel.errors import EvalError
 from kcel.values import INT64_MAX, INT64_MIN
+
+if TYPE_CHECKING:  # decimal and zoneinfo are imported when first needed: most expressions need neither
+    from zoneinfo import ZoneInfo
 
 NANOS_PER_SECOND = 1_000_000_000
 SECONDS_PER_DAY = 86_400
@@ -413,6 +414,8 @@ def _format_go_float(value: float) -> str:
     """strconv.FormatFloat(value, 'f', -1, 64): shortest round-trip digits, never an exponent."""
     text = repr(value)
     if "e" in text:
+        from decimal import Decimal
+
         text = format(Decimal(text), "f")
     return text[:-2] if text.endswith(".0") else text
 
@@ -467,6 +470,8 @@ def _fixed_offset(tz: str, colon: int) -> int:
 
 
 def _load_zone(name: str) -> ZoneInfo:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     # Go opens "<zoneinfo dir>/<name>", so "a/./b" and "a//b" name real files; ZoneInfo wants
     # normalized keys.
     key = name if name.endswith("/") else posixpath.normpath(name)

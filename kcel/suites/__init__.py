@@ -9,7 +9,14 @@ run and checked (`kcel.suites.runner`, with `crd_cases`, `admission_cases` and `
 as expectations. `SCHEMA` is the JSON Schema of the format.
 """
 
-from importlib.resources import files
+from typing import Any
 
-SCHEMA = files(__name__) / "schema.json"
-"""The JSON Schema of a suite document (draft-07), for editors and CI: `json.loads(SCHEMA.read_text())`."""
+
+def __getattr__(name: str) -> Any:
+    """`SCHEMA`: the JSON Schema of a suite document (draft-07), for editors and CI: `json.loads(SCHEMA.read_text())`.
+    Found on first use, so that building the `kcel` command line does not import importlib.resources."""
+    if name == "SCHEMA":
+        from importlib.resources import files
+
+        return files(__name__) / "schema.json"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
