@@ -129,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "2.1.0, for code scanning; junit: JUnit XML, a test case per CRD or object")  # fmt: skip
     add_version_option(check, several=True)
     check.add_argument(
+        "--jobs", "-j", type=_positive, default=os.cpu_count() or 1, metavar="N",
+        help="worker processes for many files (default: one per CPU); the output keeps file order",
+    )  # fmt: skip
+    check.add_argument(
         "--explain-above", type=float, default=10.0, metavar="PERCENT",
         help="explain the cost of expressions above this share of the per-expression limit (default 10)",
     )  # fmt: skip

@@ -4,8 +4,15 @@ them on create: every expression compiles, every estimated cost fits its limit."
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import io
 import json
+import multiprocessing
 import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,18 +88,18 @@ def _check(args: argparse.Namespace) -> int:
     problems: list[str] = []
     others_files = []
     crds = rules = 0
-    for path in _files(args.crds):
-        found, problem, more = _crds_of(path)
-        if problem:
-            problems.append(problem)
-            print(f"error: {problem}", file=sys.stderr)
-            emit([Finding("error", problem, problem.partition(": ")[0])])
-        if more:
+    for path, file_check in _checked_files(_files(args.crds), args):
+        if file_check.problem:
+            problems.append(file_check.problem)
+            print(f"error: {file_check.problem}", file=sys.stderr)
+            emit([Finding("error", file_check.problem, file_check.problem.partition(": ")[0])])
+        if file_check.more:
             others_files.append(path)
-        for crd in found:
-            report = _check_one(crd, args, emit, cases)
-            reports.append(report)
-            crds, rules = crds + 1, rules + report["rules"]
+        sys.stdout.write(file_check.text)
+        emit(file_check.findings)
+        cases += file_check.cases
+        reports += file_check.reports
+        crds, rules = crds + len(file_check.reports), rules + sum(report["rules"] for report in file_check.reports)
     others = check_files(others_files, args.k8s_version or NEWEST, report_unreadable=False)
     problems += others.problems
     for problem in others.problems:
@@ -121,6 +128,41 @@ def _check(args: argparse.Namespace) -> int:
     skipped = f", {len(others.skipped)} skipped" if others.skipped else ""
     print(f"{summary}: {sum(not r['valid'] for r in reports)} rejected{skipped}", file=sys.stderr)
     return 0 if all(r["valid"] for r in reports) and not problems else 1
+
+
+@dataclass(frozen=True)
+class _FileCheck:
+    """One file's CRDs checked: what to print and report for them, and what is left for the other checks."""
+
+    problem: str  # why its CRDs could not be read ("" when they could)
+    more: bool  # it holds documents other than CRDs
+    reports: list[dict[str, Any]]
+    text: str  # what -o text prints for its CRDs
+    findings: list[Any]
+    cases: list[Any]
+
+
+PARALLEL_FROM = 8  # files: below this, starting worker processes costs more than it saves
+
+
+def _checked_files(files: list[Path], args: argparse.Namespace) -> Iterator[tuple[Path, _FileCheck]]:
+    """Each file's check, in file order, on up to `--jobs` forked worker processes (or in this one for few files,
+    one job, or where processes cannot be forked)."""
+    if args.jobs <= 1 or len(files) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        yield from ((path, _check_file(path, args)) for path in files)
+        return
+    with ProcessPoolExecutor(args.jobs, multiprocessing.get_context("fork")) as pool:
+        yield from zip(files, pool.map(functools.partial(_check_file, args=args), files), strict=True)
+
+
+def _check_file(path: Path, args: argparse.Namespace) -> _FileCheck:
+    """A file decoded once and its CRDs checked; what they print is kept, to be written in file order."""
+    found, problem, more = _crds_of(path)
+    findings: list[Any] = []
+    cases: list[Any] = []
+    with contextlib.redirect_stdout(io.StringIO()) as text:
+        reports = [_check_one(crd, args, findings.extend, cases) for crd in found]
+    return _FileCheck(problem, more, reports, text.getvalue(), findings, cases)
 
 
 def _check_one(crd: Any, args: argparse.Namespace, emit: Any, cases: list[Any]) -> dict[str, Any]:
