@@ -338,3 +338,18 @@ def test_a_var_meant_as_json_that_does_not_parse_is_an_error(capsys: pytest.Capt
     assert capsys.readouterr().out.startswith('"alice"')
     assert main(["eval", "--decl", "x:lst(int)", "--var", "x=[1]", "x"]) == 2
     assert "unknown type 'lst' (did you mean 'list'?)" in capsys.readouterr().err
+
+
+def test_check_on_several_workers_prints_what_one_prints(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`kcel check -j 2` over enough files to use worker processes: the same output, in file order."""
+    text = Path(CRD).read_text(encoding="utf-8")
+    for i in range(12):
+        broken = text.replace("self.replicas <= self.maxReplicas", "self.replicas <=") if i == 5 else text
+        (tmp_path / f"crd-{i:02}.yaml").write_text(broken.replace("example.com", f"example{i}.com"))
+    outputs = []
+    for jobs in ("1", "2"):
+        code = main(["check", "-j", jobs, str(tmp_path)])
+        outputs.append((code, *capsys.readouterr()))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0] == 1 and "12 CRDs, 36 rules: 1 rejected" in outputs[0][2]
+    assert outputs[0][1].index("widgets.example4.com: accepted") < outputs[0][1].index("widgets.example5.com: rejected")
