@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kcel import colour, interrupts
-from kcel.commands import UsageError, read_documents
+from kcel.commands import UsageError, positive, read_documents
 from kcel.errors import CelError, CompileError
 from kcel.k8s.environment import NEWEST, add_version_option
 
@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "2.1.0, for code scanning; junit: JUnit XML, a test case per CRD or object")  # fmt: skip
     add_version_option(check, several=True)
     check.add_argument(
-        "--jobs", "-j", type=_positive, default=os.cpu_count() or 1, metavar="N",
+        "--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",
         help="worker processes for many files (default: one per CPU); the output keeps file order",
     )  # fmt: skip
     check.add_argument(
@@ -156,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     validate.add_argument("--namespace", "-n", default="default", help="namespace of objects that name none")
     validate.add_argument(
-        "--jobs", "-j", type=_positive, default=os.cpu_count() or 1, metavar="N",
+        "--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",
         help="worker processes for many files (default: one per CPU); the output keeps file order",
     )  # fmt: skip
     validate.add_argument("--skip-kind", action="append", default=[], metavar="KIND[,KIND]",
@@ -220,12 +220,6 @@ def _language_server(tcp: str | None) -> int:
         print("kcel lsp needs pygls: pip install 'kcel[lsp]'", file=sys.stderr)
         return 2
     return serve_language(tcp)
-
-
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
-    return int(text)
 
 
 def _command(commands: Any, name: str, summary: str, epilog: str) -> argparse.ArgumentParser:

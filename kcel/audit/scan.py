@@ -4,7 +4,6 @@ memory does not grow with the snapshot."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -158,7 +157,3 @@ def _chunks(found: Iterator[StoredItem | str], summary: Summary) -> Iterator[lis
             chunk = []
     if chunk:
         yield chunk
-
-
-def default_jobs() -> int:
-    return os.cpu_count() or 1

@@ -12,6 +12,15 @@ class UsageError(Exception):
     """Bad usage: the command says it and exits with status 2."""
 
 
+def positive(text: str) -> int:
+    """An argparse type: a number of at least 1 (`--jobs`)."""
+    import argparse
+
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return int(text)
+
+
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 

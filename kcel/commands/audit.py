@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from kcel.commands import Progress, UsageError
+from kcel.commands import Progress, UsageError, positive
 
 EXAMPLES = """\
 examples:
@@ -43,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user", default="kcel-audit", help="the requesting user's name (default kcel-audit)")
     parser.add_argument("--group", action="append", default=[], help="the user's groups (repeatable)")
     add_version_option(parser)
-    parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+    parser.add_argument("--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",
                         help="worker processes (default: one per CPU)")  # fmt: skip
     parser.add_argument("--output", "-o", choices=("text", "json", "policyreport"), default="text",
                         help="policyreport: PolicyReports, ClusterPolicyReport (wgpolicyk8s.io/v1alpha2)")  # fmt: skip
@@ -51,7 +52,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kcel.audit import reports
-    from kcel.audit.scan import Plan, default_jobs, lookups, scan
+    from kcel.audit.scan import Plan, lookups, scan
     from kcel.k8s.manifests.files import manifest_files
 
     if not args.policy and not args.crd:
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         plan = Plan(tuple(args.policy), tuple(resources) + tuple(new_crds), tuple(args.params), tuple(new_crds),
                     args.k8s_version, args.user, tuple(args.group), keep=args.output == "policyreport")  # fmt: skip
         with Progress(None, "objects") as progress:
-            summary, more = scan(files, plan, args.jobs or default_jobs(), progress.advance)
+            summary, more = scan(files, plan, args.jobs, progress.advance)
     problems += more
     for problem in [*problems, *summary.problems]:
         print(f"error: {problem}", file=sys.stderr)
