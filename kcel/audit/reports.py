@@ -47,7 +47,8 @@ def summary_line(summary: Summary) -> str:
     totals = summary.totals()
     counted = ", ".join(f"{totals[o]} {o}" for o in OUTCOMES if o != PASS)
     unread = f", {len(summary.problems)} not readable" if summary.problems else ""
-    return f"kcel audit: {summary.objects} objects, {summary.checked} checked{unread}: {counted} (results)"
+    objects = f"{summary.objects} object{'' if summary.objects == 1 else 's'}"
+    return f"kcel audit: {objects}, {summary.checked} checked{unread}: {counted} (results)"
 
 
 def as_json(summary: Summary, changes: Sequence[tuple[str, Sequence[Change]]]) -> dict[str, Any]:

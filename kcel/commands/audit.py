@@ -42,7 +42,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--crd", action="append", default=[], metavar="FILE|DIR",
                         help="new CRDs (or new versions of installed ones)")  # fmt: skip
     parser.add_argument("--user", default="kcel-audit", help="the requesting user's name (default kcel-audit)")
-    parser.add_argument("--group", action="append", default=[], help="the user's groups (repeatable)")
+    parser.add_argument("--group", action="append", default=[],
+                        help="the user's groups (repeatable; default system:authenticated, which every "
+                        "authenticated user has)")  # fmt: skip
     add_version_option(parser)
     parser.add_argument("--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",
                         help="worker processes (default: one per CPU)")  # fmt: skip
@@ -68,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         resources, installed = lookups(files, param_kinds)
         changes = _changes(new_crds, installed, args.k8s_version)
         plan = Plan(tuple(args.policy), tuple(resources) + tuple(new_crds), tuple(args.params), tuple(new_crds),
-                    args.k8s_version, args.user, tuple(args.group), keep=args.output == "policyreport")  # fmt: skip
+                    args.k8s_version, args.user, tuple(args.group or ["system:authenticated"]),
+                    keep=args.output == "policyreport")  # fmt: skip
         with Progress(None, "objects") as progress:
             summary, more = scan(files, plan, args.jobs, progress.advance)
     problems += more
