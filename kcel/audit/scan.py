@@ -34,6 +34,9 @@ class Plan:
 
 @dataclass
 class Checks:
+    """The policy and CRD checks of a plan, built in each worker (and once in the main process, for the problems
+    of loading them)."""
+
     policy: PolicyCheck | None
     crds: list[CRDCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
