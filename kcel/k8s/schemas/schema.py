@@ -111,11 +111,25 @@ def found_below(schema: Schema, name: str, test: Callable[[Schema], bool]) -> bo
     return known[name]
 
 
+# Keys that most nodes of real schemas have nothing but (and documentation the reader ignores): such nodes are
+# read through these alone, the other fields keeping their defaults, as the full reading would leave them.
+_COMMON_KEYS = frozenset({"type", "description", "properties", "items", "format", "title"})
+
+
 def _read(data: Any, path: str) -> Schema:
     if not isinstance(data, Mapping):
         raise SchemaError(f"{path or '<root>'}: must be an object, got {_json_kind(data)}")
     reader = _Reader(data, path)
     properties = reader.mapping("properties")
+    if _COMMON_KEYS.issuperset(data):
+        return Schema(
+            type=reader.string("type"),
+            format=reader.string("format"),
+            properties=(
+                None if properties is None else {k: _read(v, reader.at("properties", k)) for k, v in properties.items()}
+            ),
+            items=_read(data["items"], reader.at("items")) if data.get("items") is not None else None,
+        )  # fmt: skip
     additional = data.get("additionalProperties")
     rules = reader.items("x-kubernetes-validations")
     return Schema(
