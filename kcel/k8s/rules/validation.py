@@ -30,7 +30,7 @@ from kcel.k8s.schemas.correlation import CorrelatedObject
 from kcel.k8s.schemas.decltypes import DeclType, assign_type_name, schema_decl_type, with_type_and_object_meta
 from kcel.k8s.schemas.escaping import escape
 from kcel.k8s.schemas.maplist import MapListIndex
-from kcel.k8s.schemas.schema import Schema, ValidationRule
+from kcel.k8s.schemas.schema import Schema, ValidationRule, structure
 from kcel.k8s.schemas.values import convert
 from kcel.libs import Library
 from kcel.values import NONE, Optional
@@ -151,12 +151,12 @@ _COMPILED_LOCK = threading.Lock()
 
 def _cache_key(schema: Schema, decl: DeclType, envs: RuleEnvironments) -> Hashable | None:
     """Rules compile alike wherever the same text meets the same schema in the same environment: the same rule in
-    every version of a CRD, or on every field of one shape. The schema is its full text (repr), the type its
-    fields (a resource root has apiVersion, kind and metadata besides), the API server the one answered as; the
+    every version of a CRD, or on every field of one shape. The schema is its whole content (`structure`), the type
+    its fields (a resource root has apiVersion, kind and metadata besides), the API server the one answered as; the
     rule completes the key."""
     if envs.key is None:
         return None
-    return (envs.key, fe.api_server(), repr(schema), decl.kind, tuple(decl.fields))
+    return (envs.key, fe.api_server(), structure(schema), decl.kind, tuple(decl.fields))
 
 
 def compile_rules(

@@ -260,16 +260,27 @@ def assign_type_name(decl: DeclType, name: str) -> DeclType:
     Fields become `<name>.<field>`, list items `<name>.@idx`, map values `<name>.@elem`.
     Non-object types without objects inside come back unchanged.
     """
+    # Built with the constructors, not dataclasses.replace: this runs for every node of a rule's type at each
+    # compilation, and replace's introspection was most of a large CRD's check.
     if decl.kind == "object":
         if decl.name != "object":
             name = decl.name
-        fields = {n: replace(f, type=assign_type_name(f.type, f"{name}.{n}")) for n, f in decl.fields.items()}
-        return replace(decl, name=name, fields=fields)
+        fields = {
+            n: DeclField(name=f.name, key=f.key, type=assign_type_name(f.type, f"{name}.{n}"), required=f.required,
+                         enum=f.enum, default=f.default)
+            for n, f in decl.fields.items()
+        }  # fmt: skip
+        return _renamed(decl, name=name, fields=fields, elem=decl.elem)
     if decl.elem is not None:
         suffix = "@idx" if decl.kind == "list" else "@elem"
         elem = assign_type_name(decl.elem, f"{name}.{suffix}")
-        return decl if elem is decl.elem else replace(decl, elem=elem)
+        return decl if elem is decl.elem else _renamed(decl, name=decl.name, fields=decl.fields, elem=elem)
     return decl
+
+
+def _renamed(decl: DeclType, name: str, fields: Mapping[str, DeclField], elem: DeclType | None) -> DeclType:
+    return DeclType(kind=decl.kind, schema=decl.schema, max_elements=decl.max_elements, min_size=decl.min_size,
+                    name=name, fields=fields, elem=elem)  # fmt: skip
 
 
 def object_type_names(decl: DeclType) -> list[str]:

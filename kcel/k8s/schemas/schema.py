@@ -95,6 +95,30 @@ def children(schema: Schema) -> Iterator[Schema]:
         yield schema.additional_properties
 
 
+_STRUCTURES: weakref.WeakKeyDictionary[Schema, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+
+
+def structure(schema: Schema) -> tuple[Any, ...]:
+    """A hashable value equal for schemas of the same content (nodes compare by identity): every field, children
+    by their own structure; remembered per node, so a whole tree costs one walk however often it is asked."""
+    found = _STRUCTURES.get(schema)
+    if found is None:
+        values: list[Any] = []
+        for name in schema.__dataclass_fields__:
+            value = getattr(schema, name)
+            if isinstance(value, Schema):
+                value = structure(value)
+            elif name == "properties" and value is not None:
+                value = tuple((key, structure(child)) for key, child in value.items())
+            elif name in ("all_of", "any_of", "one_of"):
+                value = tuple(structure(child) for child in value)
+            elif name in ("enum", "default"):
+                value = repr(value)  # JSON values: lists and maps are not hashable
+            values.append(value)
+        found = _STRUCTURES[schema] = tuple(values)
+    return found
+
+
 _FOUND: weakref.WeakKeyDictionary[Schema, dict[str, bool]] = weakref.WeakKeyDictionary()
 
 
