@@ -5,17 +5,18 @@ server decodes a request body, its 3 MiB limit included) when it is needed, in w
 
 Cutting by lines follows what kubectl prints: YAML whose `items:` sequence is in block style (each item starts
 with `- ` at the sequence's indentation), and indented JSON (each item's `{` and `}` alone on their lines). A List
-in any other layout is decoded whole, as one document.
+in any other layout is decoded whole, as one document (a JSON one larger than a request may be, item by item).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kcel.k8s.manifests.decoding import DecodeError, decode_documents
+from kcel.k8s.manifests.decoding import MAX_DOCUMENT_BYTES, DecodeError, decode_documents
 
 _ITEMS_YAML = re.compile(r"items:\s*(#.*)?$")
 _ITEMS_JSON = re.compile(r'\s*"items"\s*:\s*\[\s*$')
@@ -143,5 +144,23 @@ def _whole(head: list[str], name: str, document: int, start: int) -> Iterator[St
         kind = str(item.decode().get("kind", ""))
     except DecodeError:
         kind = ""
+        if len(item.text) > MAX_DOCUMENT_BYTES and item.text.lstrip().startswith("{"):
+            yield from _compact_json_list(item)  # one line of JSON (`jq -c`): decoded whole, then item by item
+            return
     if not kind.endswith("List"):
         yield item
+
+
+def _compact_json_list(document: StoredItem) -> Iterator[StoredItem]:
+    """The items of a List in JSON too large to be one request and not laid out one item per line; anything else
+    stays the document, refused as too large when decoded."""
+    try:
+        value = json.loads(document.text)
+    except (ValueError, RecursionError):
+        value = None
+    items = value.get("items") if isinstance(value, dict) and str(value.get("kind", "")).endswith("List") else None
+    if not isinstance(items, list):
+        yield document
+        return
+    for index, entry in enumerate(items):
+        yield StoredItem(f"{document.where}: items[{index}]", document.line, json.dumps(entry))
