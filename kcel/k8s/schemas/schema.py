@@ -145,24 +145,19 @@ def _read(data: Any, path: str) -> Schema:
         raise SchemaError(f"{path or '<root>'}: must be an object, got {_json_kind(data)}")
     reader = _Reader(data, path)
     properties = reader.mapping("properties")
+    common: dict[str, Any] = {
+        "type": reader.string("type"), "format": reader.string("format"),
+        "properties": (
+            None if properties is None else {k: _read(v, reader.at("properties", k)) for k, v in properties.items()}
+        ),
+        "items": _read(data["items"], reader.at("items")) if data.get("items") is not None else None,
+    }  # fmt: skip
     if _COMMON_KEYS.issuperset(data):
-        return Schema(
-            type=reader.string("type"),
-            format=reader.string("format"),
-            properties=(
-                None if properties is None else {k: _read(v, reader.at("properties", k)) for k, v in properties.items()}
-            ),
-            items=_read(data["items"], reader.at("items")) if data.get("items") is not None else None,
-        )  # fmt: skip
+        return Schema(**common)
     additional = data.get("additionalProperties")
     rules = reader.items("x-kubernetes-validations")
     return Schema(
-        type=reader.string("type"),
-        format=reader.string("format"),
-        properties=(
-            None if properties is None else {k: _read(v, reader.at("properties", k)) for k, v in properties.items()}
-        ),
-        items=_read(data["items"], reader.at("items")) if data.get("items") is not None else None,
+        **common,
         additional_properties=(
             additional if isinstance(additional, bool) or additional is None
             else _read(additional, reader.at("additionalProperties"))
