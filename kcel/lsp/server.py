@@ -9,6 +9,7 @@ above names, else the client's `initializationOptions` (`{"k8sVersion": "1.34"}`
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -50,14 +51,21 @@ class KcelServer(LanguageServer):
             path = file_path(uri)
             if path is not None and is_suite(path):
                 kept = (text, Analysis(diagnostics=suite_diagnostics(text, path)))
-            else:  # at each version of the project's range: the newest answers hover and completion
-                versions = versions_for(uri, self.default_version)
-                analyses = {version: self._analyze(uri, text, path, version) for version in versions}
-                newest = analyses[versions[-1]]
-                newest.diagnostics = merged_diagnostics({v: a.diagnostics for v, a in analyses.items()})
-                kept = (text, newest)
+            else:  # the newest version of the project's range answers hover and completion (the others: publish)
+                kept = (text, self._analyze(uri, text, path, versions_for(uri, self.default_version)[-1]))
             self.analyses[uri] = kept
         return kept
+
+    def range_diagnostics(
+        self, uri: str, text: str, newest: Analysis, versions: Sequence[str | None]
+    ) -> list[Diagnostic] | None:
+        """The diagnostics of every version of the range, merged (`Kubernetes 1.30-1.32: ...` where only some
+        report one); None if the document changed before the work started."""
+        if self.workspace.get_text_document(uri).source != text:
+            return None
+        path = file_path(uri)
+        found = {version: self._analyze(uri, text, path, version).diagnostics for version in versions[:-1]}
+        return merged_diagnostics({**found, versions[-1]: newest.diagnostics})
 
     @staticmethod
     def _analyze(uri: str, text: str, path: Path | None, version: str | None) -> Analysis:
@@ -141,27 +149,42 @@ def initialize(ls: KcelServer, params: lsp.InitializeParams) -> None:
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
-def did_open(ls: KcelServer, params: lsp.DidOpenTextDocumentParams) -> None:
-    publish(ls, params.text_document.uri)
+async def did_open(ls: KcelServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    await publish(ls, params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
-def did_change(ls: KcelServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    publish(ls, params.text_document.uri)
+async def did_change(ls: KcelServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    await publish(ls, params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
-def did_save(ls: KcelServer, params: lsp.DidSaveTextDocumentParams) -> None:
+async def did_save(ls: KcelServer, params: lsp.DidSaveTextDocumentParams) -> None:
     ls.analyses.pop(params.text_document.uri, None)  # a .kcel.yaml beside it may have changed
-    publish(ls, params.text_document.uri)
+    await publish(ls, params.text_document.uri)
 
 
-def publish(ls: KcelServer, uri: str) -> None:
+async def publish(ls: KcelServer, uri: str) -> None:
+    """The newest version's diagnostics at once; with a `.kcel.yaml` range, every version's when they are ready
+    (checked on a thread, so hover and completion answer meanwhile), unless the document changed since."""
     text, analysis = ls.analysis(uri)
+    _send(ls, uri, text, analysis.diagnostics)
+    versions = versions_for(uri, ls.default_version)
+    path = file_path(uri)
+    if len(versions) < 2 or (path is not None and is_suite(path)):
+        return
+    merged = await asyncio.get_running_loop().run_in_executor(None, ls.range_diagnostics, uri, text, analysis,
+                                                              versions)  # fmt: skip
+    if merged is not None and ls.workspace.get_text_document(uri).source == text:
+        analysis.diagnostics = merged
+        _send(ls, uri, text, merged)
+
+
+def _send(ls: KcelServer, uri: str, text: str, found: Sequence[Diagnostic]) -> None:
     severities = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
     diagnostics = [
         lsp.Diagnostic(span(text, d.start, d.end), d.message, severity=severities[d.severity], source="kcel")
-        for d in analysis.diagnostics
+        for d in found
     ]
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
 

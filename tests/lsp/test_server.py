@@ -100,7 +100,9 @@ async def test_a_policy_expression_error_and_the_version_of_kcel_yaml(client: La
     ranged = tmp_path / "ranged"
     ranged.mkdir()
     (ranged / ".kcel.yaml").write_text("k8sVersion: 1.32-1.34\n", encoding="utf-8")  # a range: checked at each
-    (at_one,) = await opened(client, ranged / "crd.yaml", uses_first)
+    assert not await opened(client, ranged / "crd.yaml", uses_first)  # the newest of the range, 1.34, at once
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # then every version's
+    (at_one,) = client.diagnostics[(ranged / "crd.yaml").as_uri()]
     assert at_one.message.startswith("Kubernetes 1.32: ") and "undeclared reference to 'first'" in at_one.message
 
 
