@@ -268,9 +268,6 @@ def _crds_of(path: Path) -> tuple[list[Any], str, bool]:
     except CRDLoadError as err:
         return [], str(err), False
     others = any(document.error or not _only_crds(document.value) for document in documents)
-    error = next((document.error for document in documents if document.error), "")
-    if error:
-        return [], error, others
     try:
         return crds_in(str(path), documents), "", others
     except CRDLoadError as err:

@@ -9,7 +9,7 @@ the API server validates. Objects go through a CRD in `kcel.k8s.crds.objects`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
@@ -128,15 +128,19 @@ def load_crds(source: str | os.PathLike[str]) -> list[CRD]:
         [('Widget.example.com', 'v1')]
     """
     name, text = _read_source(source)
-    return crds_in(name, _documents(name, text))
+    return crds_in(name, decode_documents(text, name))
 
 
-def crds_in(name: str, documents: Iterable[Document]) -> list[CRD]:
+def crds_in(name: str, documents: Sequence[Document]) -> list[CRD]:
     """The CRDs among the decoded documents of the file `name` (Lists read item by item).
 
     Raises:
-        CRDLoadError: a CRD that cannot be read, naming its document and field.
+        CRDLoadError: a document that did not decode (the first), or a CRD that cannot be read, naming its
+            document and field.
     """
+    for document in documents:
+        if document.error:
+            raise CRDLoadError(document.error)
     crds: list[CRD] = []
     for document in documents:
         found = _crds_in(document.value, f"{name}: document {document.index}", "")
