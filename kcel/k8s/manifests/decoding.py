@@ -363,13 +363,9 @@ def _plain_value(node: Any, duplicates: list[str], seen: set[int]) -> Any:
         value = go_yaml_scalar(node.value)
         if node.tag == _BOOL and not isinstance(value, bool):
             raise _NotPlain
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise _NotPlain
-            return int(value) if value.is_integer() and -(2.0**63) <= value < 2.0**63 else value
-        if isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
-            return float(value)
-        return value
+        if isinstance(value, float) and not math.isfinite(value):
+            raise _NotPlain  # the general path words the error
+        return _json_scalar(value)
     if node.tag == _SEQ:
         return [_plain_value(item, duplicates, seen) for item in node.value]
     if node.tag != _MAP:
@@ -478,9 +474,14 @@ def _json_compatible(value: Any, name: str, line: int) -> Any:
         return {k: _json_compatible(v, name, line) for k, v in value.items()}
     if isinstance(value, list):
         return [_json_compatible(v, name, line) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise DecodeError(f"{name}:{line}: json: unsupported value: {format_double(value)}")
+    return _json_scalar(value)
+
+
+def _json_scalar(value: Any) -> Any:
+    """A finite scalar after json.Marshal and the API server's JSON decoding."""
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise DecodeError(f"{name}:{line}: json: unsupported value: {format_double(value)}")
         if value.is_integer() and -(2.0**63) <= value < 2.0**63:
             return int(value)  # json.Marshal writes 1.0 as 1, which decodes as an integer
         return value
