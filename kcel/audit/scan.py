@@ -4,6 +4,7 @@ memory does not grow with the snapshot."""
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ CHUNK = 100  # objects per task
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything a worker needs to build the checks (sent once to each)."""
+    """What the checks are built from."""
 
     policies: tuple[str, ...] = ()  # policy files and folders
     resources: tuple[dict[str, Any], ...] = ()  # Namespaces and params from the snapshot, the new CRDs
@@ -34,8 +35,7 @@ class Plan:
 
 @dataclass
 class Checks:
-    """The policy and CRD checks of a plan, built in each worker (and once in the main process, for the problems
-    of loading them)."""
+    """The policy and CRD checks of a plan, built once in the main process; forked workers share them."""
 
     policy: PolicyCheck | None
     crds: list[CRDCheck] = field(default_factory=list)
@@ -109,9 +109,10 @@ def lookups(files: Sequence[Path], param_kinds: set[tuple[str, str]]) -> tuple[l
 _checks: Checks | None = None
 
 
-def _start_worker(plan: Plan) -> None:
+def _share(checks: Checks) -> None:
+    """In a forked worker: the checks the main process built (compiled once, shared copy-on-write)."""
     global _checks
-    _checks = Checks.build(plan)
+    _checks = checks
 
 
 def _run_chunk(chunk: list[tuple[int, StoredItem]], keep: bool) -> Summary:
@@ -122,17 +123,18 @@ def _run_chunk(chunk: list[tuple[int, StoredItem]], keep: bool) -> Summary:
 def scan(
     files: Sequence[Path], plan: Plan, jobs: int = 1, progress: Callable[[int], None] | None = None
 ) -> tuple[Summary, list[str]]:
-    """Every object of the snapshot through the checks, on `jobs` processes; the summary, and the problems of
-    loading the checks."""
+    """Every object of the snapshot through the checks, on `jobs` forked processes (this one where processes
+    cannot be forked); the summary, and the problems of loading the checks."""
     summary = Summary(keep=plan.keep)
     checks = Checks.build(plan)
-    if jobs <= 1:
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         for chunk in _chunks(read(files), summary):
             summary.merge(checks.run(chunk, plan.keep))
             if progress:
                 progress(summary.objects + len(summary.problems))
         return summary, checks.problems
-    with ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(plan,)) as pool:
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(jobs, context, initializer=_share, initargs=(checks,)) as pool:
         pending: set[Future[Summary]] = set()
         for chunk in _chunks(read(files), summary):
             if len(pending) >= 2 * jobs:
