@@ -52,7 +52,7 @@ class KcelServer(LanguageServer):
             if path is not None and is_suite(path):
                 kept = (text, Analysis(diagnostics=suite_diagnostics(text, path)))
             else:  # the newest version of the project's range answers hover and completion (the others: publish)
-                kept = (text, self._analyze(uri, text, path, versions_for(uri, self.default_version)[-1]))
+                kept = (text, self._analyze(uri, text, path, version_for(uri, self.default_version)))
             self.analyses[uri] = kept
         return kept
 
