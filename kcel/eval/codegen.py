@@ -129,6 +129,8 @@ class CodeGen:
         # A missing variable fails where it is used: the strict variants test each use (`_bound`), the others stop
         # at the start when one is missing and the program runs its strict variant instead (kcel.eval.program).
         self.strict_variables = not self.inline
+        # `Program.evaluate`'s variant reads with subscripts: a KeyError makes it run the exact one for cel-go's words.
+        self.subscripts = self.inline and not metered
         self.optimize = optimize  # cel-go's OptOptimize, which Kubernetes sets: constant literals are folded
         self.decls = decls
         self.metered = metered
@@ -164,12 +166,16 @@ class CodeGen:
         self.w.line(f"return {result}" if not self.traced else f"return _unwrap({result})")
         header = [f"def {name}(_act, _m):"]
         for var, py in self.variables.items():
-            header.append(f"    {py} = _act.get({var!r}, {self.bind(inputs.Unbound(var), '_unbound')})")
+            missing = self.bind(inputs.Unbound(var), "_unbound")
+            header.append(
+                f"    {py} = _act[{var!r}]" if self.subscripts else f"    {py} = _act.get({var!r}, {missing})"
+            )
             # `datetime`/`timedelta` (and protobuf well-known) inputs become CEL values, at one class test each.
             if self.strict_variables:
                 header.append(f"    if {py}.__class__ in _INPUT_CONVERSIONS: {py} = _convert_input({py})")
-            else:
-                header.append(f"    if {py}.__class__ in _SPECIAL_INPUT: {py} = _special_input({py})")
+            else:  # objects (dicts) are the usual variables: one `is` for them
+                special = f"{py}.__class__ is not dict and {py}.__class__ in _SPECIAL_INPUT"
+                header.append(f"    if {special}: {py} = _special_input({py})")
         header += [f"    {line}" for line in self.preamble]
         return Plan("\n".join([*header, self.w.source()]), self.namespace, name, frozenset(self.variables))
 
@@ -374,7 +380,9 @@ class CodeGen:
                 return f"{read}({operand})"
             # In place, operand evaluated once: a dict's non-null value is the answer, anything else asks `read`.
             value, (holder, bound) = self.temp("_w"), self.holder(operand)
-            found = f"{bound}.__class__ is dict and ({value} := {holder}.get({access.key!r}))"
+            found = f"({value} := {bound}[{access.key!r}])"  # if not found: a TypeError or a KeyError
+            if not self.subscripts:
+                found = f"{bound}.__class__ is dict and ({value} := {holder}.get({access.key!r}))"
             return f"({value} if {found}.__class__ is {self.plain(access)} else {read}({holder}))"
         if self.is_plain_data(node.operand):
             return f"{operand}[{node.field!r}]"
@@ -511,7 +519,7 @@ class CodeGen:
         if fn == "!_":
             (operand,) = self.operands(node.args)
             self.cost(1)
-            return f"_logical_not({operand})"
+            return f"(not {operand})" if control_flow.always_bool(node.args[0]) else f"_logical_not({operand})"
         if fn == "-_":
             (operand,) = self.operands(node.args)
             self.cost(1)
@@ -596,7 +604,8 @@ class CodeGen:
             return self.schema_equals(node, left, right)
         if fn in ("_[_]", "_[?_]"):
             self.cost(self.qualifier_cost(node, node.args[0]))
-            if fn == "_[_]" and self.is_plain_data(node.args[0]) and _is_string_const(node.args[1]):
+            key = node.args[1]
+            if fn == "_[_]" and self.is_plain_data(node.args[0]) and isinstance(key, Const) and type(key.value) is str:
                 return f"{left}[{right}]"
             if fn == "_[?_]" or self.is_optional(node.args[0]):
                 return self.optional_qualifier(f"_{helper}", f"{left}, {right}{self.presence}")
@@ -671,8 +680,9 @@ class CodeGen:
         if not elements:
             return "False"
         (item,) = self.gen_args(node.args[:1])
-        if all(e.__class__ is str for e in elements):
-            return f"_in_set({item}, {self.bind(frozenset(elements), '_set')})"
+        if all(e.__class__ is str for e in elements):  # a str hashes as CEL compares it; nothing else is in it
+            value, strings = self.temp("_i"), self.bind(frozenset(elements), "_set")
+            return f"(({value} := {item}).__class__ is str and {value} in {strings})"
         return f"_in_container({item}, {self.bind(list(elements), '_list')})"
 
     def function_call(self, node: Call) -> str:
@@ -781,10 +791,6 @@ def _field_of(node: Call) -> str:
     field = node.args[1]
     assert isinstance(field, Const) and isinstance(field.value, str)
     return field.value
-
-
-def _is_string_const(node: Expr) -> bool:
-    return isinstance(node, Const) and type(node.value) is str
 
 
 def _metered_module() -> Any:

@@ -256,7 +256,7 @@ def conditional(cg: Planner, node: Call, tolerant: bool) -> str:
     test = cg.gen(cond)
     result = cg.temp()
     cg.flush()
-    cg.w.line(f"if {test}:" if _always_bool(cond) else f"if _conditional_test({test}):")
+    cg.w.line(f"if {_bool_test(cg, cond, test)}:")
     with cg.w.indent():
         cg.w.line(f"{result} = {_branch(cg, then, tolerant)}")
         cg.flush()
@@ -270,7 +270,16 @@ def conditional(cg: Planner, node: Call, tolerant: bool) -> str:
 _BOOL_RESULTS = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in", "!_", "_&&_", "_||_"})
 
 
-def _always_bool(node: Expr) -> bool:
+def _bool_test(cg: Planner, node: Expr, test: str) -> str:
+    """`test` as the condition of an `if`: a bool as it is, anything else `no such overload` (tested after the
+    bools, without a call)."""
+    if always_bool(node):
+        return test
+    value = cg.temp("_b")
+    return f"(({value} := {test}) is True or ({value} is not False and _conditional_test({value})))"
+
+
+def always_bool(node: Expr) -> bool:
     """A presence test or an operator whose result is a bool or an error, never another value: `?:` need not test
     it is a bool."""
     return (isinstance(node, Select) and node.test_only) or (isinstance(node, Call) and node.function in _BOOL_RESULTS)
@@ -412,7 +421,7 @@ def _loop_append(cg: Planner, accu: Local, guard: Expr | None, element: Expr) ->
     if guard is not None:
         test = cg.gen(guard)
         cg.flush()
-        cg.w.line(f"if _conditional_test({test}):")
+        cg.w.line(f"if {_bool_test(cg, guard, test)}:")
         with cg.w.indent():
             _append_element(cg, accu, element)
     else:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import linecache
 import math
+import textwrap
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,13 +29,27 @@ class CompiledFunction:
     function: Callable[..., Any]
 
 
-def _compile(plan: Plan, tag: str) -> CompiledFunction:
+def _compile(plan: Plan, tag: str, **bound: Any) -> CompiledFunction:
     digest = hashlib.sha1(plan.source.encode()).hexdigest()[:10]
     filename = f"<kcel:{tag}:{digest}>"
     linecache.cache[filename] = (len(plan.source), None, plan.source.splitlines(True), filename)
-    namespace = dict(plan.namespace)
+    namespace = dict(plan.namespace, **bound)
     exec(compile(plan.source, filename, "exec"), namespace)
     return CompiledFunction(plan, namespace[plan.function_name])
+
+
+def _as_entry(plan: Plan) -> Plan:
+    """The fast variant written as `Program.evaluate` itself, one Python call less: anything but an activation goes
+    to `_general` (the method), a Python error to `_fallback` (the exact variant, for cel-go's words). Generated
+    lines hold no newline of their own (user text enters through `repr`), so the body indents line by line."""
+    definition, body = plan.source.split("\n", 1)
+    source = "\n".join([
+        definition.replace("(_act, _m):", "(activation=None, cost_limit=None):"),
+        "    if cost_limit is not None or activation is None:", "        return _general(activation, cost_limit)",
+        "    _act, _m = activation, None", "    try:",
+        textwrap.indent(body, "    "), "    except _FALLBACK as _e:", "        return _fallback(_act, _e)",
+    ])  # fmt: skip
+    return dataclasses.replace(plan, source=source)
 
 
 @dataclass(frozen=True)
@@ -65,8 +82,12 @@ class Program:
     def _fast_function(self) -> Callable[..., Any]:
         function = self._fast
         if function is None:  # a race only compiles it twice
-            function = _compile(self._plan, "fast").function
+            general = types.MethodType(Program.evaluate, self)
+            entry = _as_entry(self._plan)
+            compiled = _compile(entry, "fast", _general=general, _fallback=self._after_fast, _FALLBACK=_FALLBACK)
+            function = compiled.function
             object.__setattr__(self, "_fast", function)
+            object.__setattr__(self, "evaluate", function)  # from now on, calls go straight to it
         return function
 
     @property
@@ -100,24 +121,19 @@ class Program:
         """Evaluate with the given variables; raises `EvalError` (`CostLimitExceeded` past the limit)."""
         if cost_limit is not None:
             return self.evaluate_with_cost(activation, cost_limit)[0]
+        return (self._fast or self._fast_function())(activation or _EMPTY)
+
+    def _after_fast(self, activation: Mapping[str, Any], error: BaseException) -> Any:
+        """The fast variant met a Python error: cel-go's words depend on the operand (a missing key's on the field's
+        name), so the exact variant answers."""
+        if isinstance(error, RecursionError):
+            raise _too_deep() from None
         try:
-            return (self._fast or self._fast_function())(activation or _EMPTY, None)
-        except KeyError as err:
-            raise as_eval_error(err) from None
+            return self._exact_function(False)(activation, None)
+        except (KeyError, TypeError, AttributeError, OperandTypeError) as err:
+            raise _final_error(err) from None
         except RecursionError:
             raise _too_deep() from None
-        except (
-            TypeError,
-            AttributeError,
-            OperandTypeError,
-            UnboundVariable,
-        ):  # cel-go's words depend on the operand: ask the exact plan
-            try:
-                return self._exact_function(False)(activation or _EMPTY, None)
-            except (KeyError, TypeError, AttributeError, OperandTypeError) as err:
-                raise _final_error(err) from None
-            except RecursionError:
-                raise _too_deep() from None
 
     def evaluate_with_cost(
         self, activation: Mapping[str, Any] | None = None, cost_limit: int | None = None
@@ -210,6 +226,7 @@ class Program:
 
 
 _EMPTY: Mapping[str, Any] = {}
+_FALLBACK = (KeyError, TypeError, AttributeError, OperandTypeError, UnboundVariable, RecursionError)
 _NO_EXACT_PLAN = (SyntaxError, RecursionError)  # a plan Python cannot compile (too many nested blocks)
 
 

@@ -569,11 +569,6 @@ def optional_index(container: Any, key: Any, strict: bool = False) -> Optional:
     return NONE
 
 
-def in_set(item: Any, strings: frozenset[str]) -> bool:
-    """`x in ['a', 'b']` with a constant list of strings, as a hash lookup (cel-go does the same)."""
-    return type(item) is str and item in strings
-
-
 def list_with_optionals(items: list[tuple[Any, bool]]) -> list[Any]:
     """`[a, ?b]`: optional elements are included only when they hold a value."""
     out = []
@@ -760,7 +755,7 @@ EXPORTED = {"raise": raise_error} | {
         "greater", "greater_equals", "equals", "not_equals", "index", "select", "has_field", "in_container",
         "MemberIndex", "size", "iterate", "iterate_pairs", "map_insert", "map_insert_entry", "optional_select",
         "optional_index",
-        "type_of", "cel_equals", "in_set", "list_with_optionals", "make_map_optional", "optional_missing",
+        "type_of", "cel_equals", "list_with_optionals", "make_map_optional", "optional_missing",
         "optional_value",
         "Lazy", "force", "UNBOUND", "INPUT_CONVERSIONS", "convert_input", "SPECIAL_INPUT", "special_input", "bound",
         "charge",
