@@ -1,7 +1,8 @@
 """The Starlette application: admission reviews on POST /validate (and /), health, readiness and metrics.
 
-Policy evaluation is CPU-bound Python, so it runs in a thread pool and the event loop stays free to accept
-connections, read bodies and answer probes. Every admission request has a deadline: the smaller of the
+Policy evaluation is CPU-bound Python. A review the served policies have shown to be quick (`Pace`) is
+evaluated on the event loop; any other runs in a thread pool, so the loop stays free to accept connections, read
+bodies and answer probes. Every admission request has a deadline: the smaller of the
 server's `--timeout` and the `?timeout=` the API server adds to each webhook call, less a tenth for the trip
 back. Past it the server answers by its failure policy instead of letting the API server time out.
 """
@@ -60,6 +61,35 @@ class Settings:
     shutdown_delay: float = 5.0  # seconds between SIGTERM and closing the listener: see kcel.webhook.server
 
 
+INLINE_SECONDS = 0.002  # a review expected to take less is evaluated on the event loop
+PACE_DECAY = 0.9  # how fast the pace forgets a slow review, per review observed
+PACE_OFFSET = 4096  # bytes a review's fixed cost counts as, so the pace of small bodies is not inflated
+
+
+class Pace:
+    """How long reviews take under the served policies, per byte of body: the slowest recent pace, decaying.
+
+    A thread pool keeps the event loop free, but every hand-over to a thread and back, and the GIL passing between
+    them, costs more than a quick review itself and makes latency jump under concurrency. So a review this pace
+    says is quick runs on the loop, and any other (a new policy generation, a large object, a slow policy) in a
+    thread, where it cannot hold probes and other requests."""
+
+    def __init__(self) -> None:
+        self.generation = -1
+        self.seconds_per_byte = 0.0
+
+    def expected(self, generation: int, size: int) -> float | None:
+        """Seconds a review of `size` bytes should take; None before any review of this generation was seen."""
+        return self.seconds_per_byte * (size + PACE_OFFSET) if generation == self.generation else None
+
+    def observe(self, generation: int, size: int, seconds: float) -> None:
+        pace = seconds / (size + PACE_OFFSET)
+        if generation != self.generation:
+            self.generation, self.seconds_per_byte = generation, pace
+        else:
+            self.seconds_per_byte = max(pace, self.seconds_per_byte * PACE_DECAY)
+
+
 class DeadlineExceeded(Exception):
     """The request waited in the thread pool queue past its deadline; evaluating it now would be wasted work."""
 
@@ -91,6 +121,7 @@ class Webhook:
             if settings.threads
             else None
         )
+        self.pace = Pace()
 
     def app(self) -> Starlette:
         routes = [
@@ -184,16 +215,18 @@ class Webhook:
         except asyncio.TimeoutError:
             return self._refuse(path, 408, f"request body not received within {budget:g}s", started)
         served = self.store.served
-        decision, label = await self._decide(review, served, deadline, budget, mode)
+        decision, label = await self._decide(review, len(body), served, deadline, budget, mode)
         return self._answer(path, review, review.uid, decision, label, started, served)
 
     async def _decide(
-        self, review: Review, served: Served | None, deadline: float, budget: float, mode: str
+        self, review: Review, size: int, served: Served | None, deadline: float, budget: float, mode: str
     ) -> tuple[DecisionLike, str]:
         fail_closed = self.settings.fail_closed
         if served is None:
             return failure_decision("no policies loaded yet", fail_closed=fail_closed, code=503), "error"
-        if self.executor is not None and self.pending >= self.settings.threads + self.settings.max_queue:
+        expected = self.pace.expected(served.generation, size)
+        inline = self.executor is None or (expected is not None and expected < INLINE_SECONDS)
+        if not inline and self.pending >= self.settings.threads + self.settings.max_queue:
             # Waiting would only push every answer past its deadline: say so now, as the failure policy decides.
             message = f"webhook overloaded: {self.pending} reviews in progress or queued"
             return failure_decision(message, fail_closed=fail_closed, code=429), "overloaded"
@@ -201,11 +234,12 @@ class Webhook:
         self.metrics.in_flight.inc()
         self.pending += 1
         try:
-            if self.executor is None:
-                decision: DecisionLike = _admit(served, review.request, deadline, mode)
+            if inline or self.executor is None:
+                decision, seconds = _admit(served, review.request, deadline, mode)
             else:
                 future = loop.run_in_executor(self.executor, _admit, served, review.request, deadline, mode)
-                decision = await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()) + GRACE)
+                decision, seconds = await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()) + GRACE)
+            self.pace.observe(served.generation, size, seconds)
         except (asyncio.TimeoutError, DeadlineExceeded):
             message = f"policy evaluation did not finish within {budget:g}s"
             return failure_decision(message, fail_closed=fail_closed, code=504), "error"
@@ -276,13 +310,15 @@ class Webhook:
         return response
 
 
-def _admit(served: Served, request: Mapping[str, Any], deadline: float, mode: str) -> DecisionLike:
-    """Runs in the pool: skip requests whose deadline passed while they queued."""
-    if time.monotonic() >= deadline:
+def _admit(served: Served, request: Mapping[str, Any], deadline: float, mode: str) -> tuple[DecisionLike, float]:
+    """The decision and the seconds it took; in the pool, requests whose deadline passed while they queued are
+    skipped."""
+    started = time.monotonic()
+    if started >= deadline:
         raise DeadlineExceeded
     decide = served.policies.mutate if mode == "mutate" else served.policies.validate
     decision: DecisionLike = decide(request, deadline=deadline)
-    return decision
+    return decision, time.monotonic() - started
 
 
 async def read_body(request: Request, limit: int) -> bytes:
