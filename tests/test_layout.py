@@ -44,7 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.cli", "kcel.completion", "kcel.commands"),  # the front end; kcel.commands: check, validate
 )
 LAZY_FRONT_ENDS = ("kcel.repl", "kcel.webhook", "kcel.lsp", "kcel.k8s.admission", "kcel.suites", "kcel.cli")
-SERVER_PACKAGES = ("starlette", "uvicorn", "prometheus_client")
+SERVER_PACKAGES = ("starlette", "uvicorn", "prometheus_client", "orjson")
 
 
 def _modules(package: str) -> dict[str, Path]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import gc
 import logging
 import re
 import time
@@ -23,9 +25,11 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from kcel.k8s.admission import RequestError
 from kcel.k8s.admission.response import DecisionLike, review_response
+from kcel.webhook.asgi import Answer, Disconnected, Receive, Scope, Send, query_parameter, read_body, within
 from kcel.webhook.metrics import Metrics
 from kcel.webhook.policies import Outcome, PolicyStore, Served
 from kcel.webhook.review import (
@@ -42,7 +46,7 @@ from kcel.webhook.tls import CertReloader
 
 log = logging.getLogger("kcel.webhook")
 
-JSON = "application/json"
+REVIEW_PATHS = {"/validate": "validate", "/mutate": "mutate", "/": "validate"}  # path -> what a review there asks
 MARGIN = 0.1  # share of the deadline kept for sending the answer back
 GRACE = 0.05  # seconds an admit past its deadline may take to return its own answer before we give ours
 _GO_DURATION = re.compile(r"(\d+(?:\.\d*)?)(ns|us|µs|ms|s|m|h)")
@@ -122,22 +126,37 @@ class Webhook:
             else None
         )
         self.pace = Pace()
+        self.frozen_generation = -1  # the policy generation in service when the heap was last frozen
 
-    def app(self) -> Starlette:
-        routes = [
-            Route("/validate", self.validate, methods=["POST"]),
-            Route("/mutate", self.mutate, methods=["POST"]),
-            Route("/", self.validate, methods=["POST"]),
-            Route("/healthz", self.healthz, methods=["GET"]),
-            Route("/readyz", self.readyz, methods=["GET"]),
-            Route("/metrics", self.render_metrics, methods=["GET"]),
-        ]
-        return Starlette(routes=routes, lifespan=self.lifespan)
+    def app(self) -> ASGIApp:
+        """The ASGI application. Reviews are answered on ASGI directly (kcel.webhook.asgi): for a quick review,
+        routing and request and response objects cost more than the review; probes and metrics go to Starlette."""
+        probes = Starlette(
+            routes=[
+                Route("/healthz", self.healthz, methods=["GET"]),
+                Route("/readyz", self.readyz, methods=["GET"]),
+                Route("/metrics", self.render_metrics, methods=["GET"]),
+            ],
+            lifespan=self.lifespan,
+        )
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            mode = REVIEW_PATHS.get(scope["path"]) if scope["type"] == "http" else None
+            if mode is None:
+                await probes(scope, receive, send)
+            elif scope["method"] != "POST":
+                refusal = Answer(405, b"Method Not Allowed", content_type=b"text/plain", allow=b"POST")
+                await self._count(scope["path"], refusal).send(send)
+            else:
+                with contextlib.suppress(Disconnected):
+                    await (await self._review(scope, receive, mode)).send(send)
+
+        return app
 
     # -- lifecycle ------------------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(self, app: object) -> AsyncIterator[None]:
         """Start watching files with the server (the first policy load included) and stop the pool with it."""
         watcher = asyncio.create_task(self.watch())
         try:
@@ -168,45 +187,42 @@ class Webhook:
         if served is not None:
             self.metrics.policy_generation.set(served.generation)
             self.metrics.policy_problems.set(len(served.problems))
+            if served.generation != self.frozen_generation:
+                self.frozen_generation = served.generation
+                _freeze_heap()
 
     # -- probes ---------------------------------------------------------------------------------------
 
     async def healthz(self, request: Request) -> Response:
         """Alive as long as the event loop answers."""
-        return self._count("/healthz", PlainTextResponse("ok"))
+        return self._counted("/healthz", PlainTextResponse("ok"))
 
     async def readyz(self, request: Request) -> Response:
         """Ready once a policy set is loaded (before, every review would be a server failure) until shutdown starts."""
         if self.draining:
-            return self._count("/readyz", PlainTextResponse("shutting down", status_code=503))
+            return self._counted("/readyz", PlainTextResponse("shutting down", status_code=503))
         served = self.store.served
         if served is None:
-            return self._count("/readyz", PlainTextResponse("policies not loaded yet", status_code=503))
-        return self._count("/readyz", PlainTextResponse(f"ok: policy generation {served.generation}"))
+            return self._counted("/readyz", PlainTextResponse("policies not loaded yet", status_code=503))
+        return self._counted("/readyz", PlainTextResponse(f"ok: policy generation {served.generation}"))
 
     async def render_metrics(self, request: Request) -> Response:
         from prometheus_client import CONTENT_TYPE_LATEST
 
-        return self._count("/metrics", Response(self.metrics.render(), media_type=CONTENT_TYPE_LATEST))
+        return self._counted("/metrics", Response(self.metrics.render(), media_type=CONTENT_TYPE_LATEST))
 
     # -- admission ------------------------------------------------------------------------------------
 
-    async def validate(self, request: Request) -> Response:
-        """A validating webhook: the ValidatingAdmissionPolicies decide the object as it arrives."""
-        return await self._review(request, "validate")
-
-    async def mutate(self, request: Request) -> Response:
-        """A mutating webhook: the MutatingAdmissionPolicies' changes as a JSON patch (or their denial)."""
-        return await self._review(request, "mutate")
-
-    async def _review(self, request: Request, mode: str) -> Response:
-        """Answer one AdmissionReview; never raises, so every request gets a well-formed answer."""
+    async def _review(self, scope: Scope, receive: Receive, mode: str) -> Answer:
+        """Answer one AdmissionReview (validate: the ValidatingAdmissionPolicies decide the object as it arrives;
+        mutate: the MutatingAdmissionPolicies' changes as a JSON patch, or their denial); never raises, so every
+        request gets a well-formed answer."""
         started = time.monotonic()
-        budget = self._budget(request.query_params.get("timeout"))
+        budget = self._budget(query_parameter(scope, "timeout"))
         deadline = started + budget * (1 - MARGIN)
-        path = request.url.path
+        path = scope["path"]
         try:
-            body = await asyncio.wait_for(read_body(request, MAX_BODY_BYTES), deadline - started)
+            body = await within(deadline - started, read_body(scope, receive, MAX_BODY_BYTES))
             review = parse_review(body)
         except ReviewError as exc:
             if exc.uid is None:
@@ -272,7 +288,7 @@ class Webhook:
         label: str,
         started: float,
         served: Served | None,
-    ) -> Response:
+    ) -> Answer:
         elapsed = time.monotonic() - started
         self.metrics.decisions.labels(label).inc()
         self.metrics.latency.observe(elapsed)
@@ -290,24 +306,37 @@ class Webhook:
         if not decision.allowed:
             fields["message"] = decision.message
         log.info("admission review", extra={"fields": fields})
-        return self._count(path, Response(encode(review_response(uid, decision)), media_type=JSON))
+        return self._count(path, Answer(200, encode(review_response(uid, decision))))
 
-    def _refuse(self, path: str, status: int, message: str, started: float) -> Response:
+    def _refuse(self, path: str, status: int, message: str, started: float) -> Answer:
         """A plain HTTP error for bodies without a usable uid; the connection is closed, as the body may be unread."""
         elapsed = time.monotonic() - started
         self.metrics.decisions.labels("error").inc()
         self.metrics.latency.observe(elapsed)
         fields = {"decision": "error", "code": status, "latency_ms": round(elapsed * 1000, 3), "message": message}
         log.warning("bad admission request", extra={"fields": fields})
-        response = Response(encode(status_body(status, message)), status_code=status, media_type=JSON)
-        response.headers["connection"] = "close"
-        return self._count(path, response)
+        return self._count(path, Answer(status, encode(status_body(status, message)), close=True))
 
-    def _count(self, path: str, response: Response) -> Response:
+    def _count(self, path: str, answer: Answer) -> Answer:
+        self.metrics.requests.labels(path, str(answer.status)).inc()
+        if self.draining and not answer.close:  # the client reconnects for its next request, to a replica that is
+            return dataclasses.replace(answer, close=True)  # not stopping
+        return answer
+
+    def _counted(self, path: str, response: Response) -> Response:
         self.metrics.requests.labels(path, str(response.status_code)).inc()
-        if self.draining:  # the client reconnects for its next request, to a replica that is not stopping
+        if self.draining:
             response.headers["connection"] = "close"
         return response
+
+
+def _freeze_heap() -> None:
+    """Move what is alive now (modules, the compiled policies) out of the garbage collector's sight: a full
+    collection of it takes some 30 ms, a pause every review in progress would wait out (gc.freeze, for servers).
+    The set replaced is collected first, once."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _admit(served: Served, request: Mapping[str, Any], deadline: float, mode: str) -> tuple[DecisionLike, float]:
@@ -319,19 +348,6 @@ def _admit(served: Served, request: Mapping[str, Any], deadline: float, mode: st
     decide = served.policies.mutate if mode == "mutate" else served.policies.validate
     decision: DecisionLike = decide(request, deadline=deadline)
     return decision, time.monotonic() - started
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refusing (413) as soon as it is known to exceed `limit` instead of buffering it all."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise ReviewError(413, f"request body too large: {declared} bytes, the limit is {limit}")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise ReviewError(413, f"request body too large: over {limit} bytes")
-    return bytes(body)
 
 
 def parse_go_duration(text: str) -> float | None:

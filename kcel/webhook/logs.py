@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
 from typing import Any
+
+import orjson
 
 # Attributes every LogRecord has; anything else came in through `extra=` and is not ours to print twice.
 _STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
@@ -27,16 +28,29 @@ class JsonFormatter(logging.Formatter):
             entry.update(fields)
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str, ensure_ascii=False)
+        return orjson.dumps(entry, default=str).decode()
+
+
+_last_second: tuple[int, str] = (-1, "")  # a whole second and its text: formatted once, not once per line
 
 
 def _utc(created: float) -> str:
-    seconds = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(created))
-    return f"{seconds}.{int(created % 1 * 1000):03d}Z"
+    global _last_second
+    second, text = _last_second
+    if second != int(created):
+        second = int(created)
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _last_second = (second, text)
+    return f"{text}.{int(created % 1 * 1000):03d}Z"
 
 
 def configure(level: str) -> None:
-    """Route every logger (ours, uvicorn's, asyncio's) through one JSON handler on stderr."""
+    """Route every logger (ours, uvicorn's, asyncio's) through one JSON handler on stderr; records skip what the
+    lines never show (the caller's file and line, thread and process names: the logging HOWTO's optimisations)."""
+    logging._srcfile = None  # no stack walk to find the caller
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from kcel.k8s.admission.response import API_VERSION, KIND
 
 # The API server refuses request bodies over 3 MiB (MaxRequestBodyBytes in k8s.io/apiserver
@@ -98,7 +100,7 @@ def parse_review(body: bytes) -> Review:
     if not body.strip():
         raise ReviewError(400, "request body is empty")
     try:
-        document = json.loads(body)
+        document = decode(body)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise ReviewError(400, f"request body is not valid JSON: {_short(exc)}") from None
     if not isinstance(document, dict):
@@ -193,9 +195,21 @@ def failure_decision(message: str, *, fail_closed: bool, code: int = 500) -> Ser
     )
 
 
+def decode(body: bytes) -> Any:
+    """JSON by orjson (several times faster than `json`); what it refuses (an integer past 64 bits, nesting past
+    1,024) goes to `json`, which takes what Go's decoder takes or says why not."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json.loads(body)
+
+
 def encode(document: Mapping[str, Any]) -> bytes:
-    """Compact JSON; `ensure_ascii=False` keeps non-ASCII messages readable and the body small."""
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+    """Compact JSON, non-ASCII messages kept readable (UTF-8), by orjson; `json` for what it refuses."""
+    try:
+        return orjson.dumps(document)
+    except TypeError:  # an integer past 64 bits
+        return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def _json_type(value: object) -> str:

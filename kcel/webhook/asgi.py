@@ -1,0 +1,94 @@
+"""Admission reviews straight on ASGI: the body read from `receive`, the answer written to `send`.
+
+A quick review takes less time than Starlette's routing, middleware and request and response objects around
+it, so `/validate` and `/mutate` skip them (the probes and `/metrics` keep Starlette). What remains is what
+an admission endpoint needs: the `?timeout=` parameter, a body limit known before the body is read, and a
+JSON answer that may ask the client to close the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import parse_qs
+
+from kcel.webhook.review import ReviewError
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+T = TypeVar("T")
+
+
+class Disconnected(Exception):
+    """The client went away before its body was read: there is nobody to answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One HTTP response: its status, JSON body, and whether the client should close its connection."""
+
+    status: int
+    body: bytes
+    close: bool = False
+    content_type: bytes = b"application/json"
+    allow: bytes | None = None  # the methods a 405 names
+
+    async def send(self, send: Send) -> None:
+        headers = [(b"content-type", self.content_type), (b"content-length", str(len(self.body)).encode())]
+        if self.close:
+            headers.append((b"connection", b"close"))
+        if self.allow is not None:
+            headers.append((b"allow", self.allow))
+        await send({"type": "http.response.start", "status": self.status, "headers": headers})
+        await send({"type": "http.response.body", "body": self.body})
+
+
+def query_parameter(scope: Scope, name: str) -> str | None:
+    """The first value of a query parameter (the API server adds `?timeout=10s` to each webhook call)."""
+    query = scope.get("query_string", b"")
+    if not query:
+        return None
+    values = parse_qs(query.decode("latin-1")).get(name)
+    return values[0] if values else None
+
+
+def header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value)
+    return None
+
+
+async def read_body(scope: Scope, receive: Receive, limit: int) -> bytes:
+    """The request body, refusing (413) as soon as it is known to exceed `limit` instead of buffering it all."""
+    declared = header(scope, b"content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ReviewError(413, f"request body too large: {declared.decode()} bytes, the limit is {limit}")
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Disconnected
+        body += message.get("body", b"")
+        if len(body) > limit:
+            raise ReviewError(413, f"request body too large: over {limit} bytes")
+        if not message.get("more_body", False):
+            return bytes(body)
+
+
+if sys.version_info >= (3, 11):
+
+    async def within(seconds: float, work: Coroutine[Any, Any, T]) -> T:
+        """`await work`, or asyncio.TimeoutError past `seconds` (without the task `wait_for` creates)."""
+        async with asyncio.timeout(seconds):
+            return await work
+
+else:  # pragma: no cover - Python 3.10
+
+    async def within(seconds: float, work: Coroutine[Any, Any, T]) -> T:
+        return await asyncio.wait_for(work, seconds)
