@@ -45,6 +45,7 @@ class Planner(Protocol):
     resolved_attribute: int | None  # the node of the attribute being resolved (not evaluated), if any
     uncharged: int  # > 0 while generating what cel-go evaluates without charging
     inline: bool  # schema fields may be read in place
+    subscripts: bool  # `Program.evaluate`'s variant, which runs the exact one upon any error: nothing to absorb
     presence: str  # the extra argument of presence tests (`, True` when a bad one is an error)
 
     def gen(self, node: Expr, tolerant: bool = False) -> str: ...
@@ -210,6 +211,16 @@ def resolved_key(cg: Planner, key: Expr) -> bool:
 
 def logic(cg: Planner, node: Call, tolerant: bool) -> str:
     """`&&`/`||`: short-circuit, and an error on one side loses to a deciding other side."""
+    if cg.subscripts and always_bool(node.args[0]) and always_bool(node.args[1]):
+        # Two bools, or an error that sends the evaluation to the exact variant (which absorbs it as cel-go does):
+        # Python's own operator, unless the right side needs statements, which would run before the left decides.
+        mark = cg.w.mark()
+        left = cg.gen(node.args[0])
+        after_left = cg.w.mark()
+        right = cg.gen(node.args[1])
+        if cg.w.mark() == after_left:
+            return f"({left} {'and' if node.function == '_&&_' else 'or'} {right})"
+        del cg.w.lines[mark:]
     decisive = "False" if node.function == "_&&_" else "True"
     other = "True" if decisive == "False" else "False"
     left, right, result = cg.temp(), cg.temp(), cg.temp()
@@ -402,6 +413,15 @@ def _quantifier_body(cg: Planner, quantifier: tuple[bool, Expr], accu: Local) ->
     """One step of `all` (`deciding` False) or `exists` (True) without the accumulator's `&&`/`||`: an element
     that decides ends the loop; the first error (or non-bool) is kept, and a deciding element still wins over it."""
     deciding, predicate = quantifier
+    if cg.subscripts and always_bool(predicate):  # a bool, or an error that sends the evaluation to the exact variant
+        test = cg.gen(predicate)
+        cg.flush()
+        cg.w.line(f"if {test}:" if deciding else f"if not {test}:")
+        with cg.w.indent():
+            cg.w.line(f"{accu.py} = {deciding}")
+            cg.w.line("break")
+        accu.may_hold_error = False
+        return
     value = cg.temp()
     capture(cg, predicate, value)
     cg.w.line(f"if {value} is {not deciding}:")

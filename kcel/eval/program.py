@@ -47,7 +47,8 @@ def _as_entry(plan: Plan) -> Plan:
         definition.replace("(_act, _m):", "(activation=None, cost_limit=None):"),
         "    if cost_limit is not None or activation is None:", "        return _general(activation, cost_limit)",
         "    _act, _m = activation, None", "    try:",
-        textwrap.indent(body, "    "), "    except _FALLBACK as _e:", "        return _fallback(_act, _e)",
+        textwrap.indent(body, "    "), "    except _EvaluationStopped:", "        raise",
+        "    except _FALLBACK as _e:", "        return _fallback(_act, _e)",
     ])  # fmt: skip
     return dataclasses.replace(plan, source=source)
 
@@ -124,8 +125,8 @@ class Program:
         return (self._fast or self._fast_function())(activation or _EMPTY)
 
     def _after_fast(self, activation: Mapping[str, Any], error: BaseException) -> Any:
-        """The fast variant met a Python error: cel-go's words depend on the operand (a missing key's on the field's
-        name), so the exact variant answers."""
+        """The fast variant met an error: a Python one, whose words in cel-go depend on the operand (a missing key's
+        on the field's name), or a CEL one, which it does not absorb; the exact variant answers."""
         if isinstance(error, RecursionError):
             raise _too_deep() from None
         try:
@@ -226,7 +227,9 @@ class Program:
 
 
 _EMPTY: Mapping[str, Any] = {}
-_FALLBACK = (KeyError, TypeError, AttributeError, OperandTypeError, UnboundVariable, RecursionError)
+# What ends the fast variant and has the exact one answer: a Python error standing for a CEL one, and CEL errors
+# (the fast variant absorbs none, as `&&`, `||` and `all()` would: the exact one does, as cel-go).
+_FALLBACK = (EvalError, KeyError, TypeError, AttributeError, UnboundVariable, RecursionError)
 _NO_EXACT_PLAN = (SyntaxError, RecursionError)  # a plan Python cannot compile (too many nested blocks)
 
 
