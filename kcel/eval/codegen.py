@@ -519,7 +519,7 @@ class CodeGen:
         if fn == "!_":
             (operand,) = self.operands(node.args)
             self.cost(1)
-            return f"(not {operand})" if control_flow.always_bool(node.args[0]) else f"_logical_not({operand})"
+            return f"(not {operand})" if control_flow.always_bool(self, node.args[0]) else f"_logical_not({operand})"
         if fn == "-_":
             (operand,) = self.operands(node.args)
             self.cost(1)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kcel.checker.types import BOOL
 from kcel.eval.writer import Writer
 from kcel.parser.ast import Call, Comprehension, Const, CreateList, Expr, Ident, Select
 
@@ -46,6 +47,7 @@ class Planner(Protocol):
     uncharged: int  # > 0 while generating what cel-go evaluates without charging
     inline: bool  # schema fields may be read in place
     subscripts: bool  # `Program.evaluate`'s variant, which runs the exact one upon any error: nothing to absorb
+    chosen: Any  # node id -> the overload ids the checker left possible
     presence: str  # the extra argument of presence tests (`, True` when a bad one is an error)
 
     def gen(self, node: Expr, tolerant: bool = False) -> str: ...
@@ -211,7 +213,7 @@ def resolved_key(cg: Planner, key: Expr) -> bool:
 
 def logic(cg: Planner, node: Call, tolerant: bool) -> str:
     """`&&`/`||`: short-circuit, and an error on one side loses to a deciding other side."""
-    if cg.subscripts and always_bool(node.args[0]) and always_bool(node.args[1]):
+    if cg.subscripts and always_bool(cg, node.args[0]) and always_bool(cg, node.args[1]):
         # Two bools, or an error that sends the evaluation to the exact variant (which absorbs it as cel-go does):
         # Python's own operator, unless the right side needs statements, which would run before the left decides.
         mark = cg.w.mark()
@@ -284,16 +286,24 @@ _BOOL_RESULTS = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in", 
 def _bool_test(cg: Planner, node: Expr, test: str) -> str:
     """`test` as the condition of an `if`: a bool as it is, anything else `no such overload` (tested after the
     bools, without a call)."""
-    if always_bool(node):
+    if always_bool(cg, node):
         return test
     value = cg.temp("_b")
     return f"(({value} := {test}) is True or ({value} is not False and _conditional_test({value})))"
 
 
-def always_bool(node: Expr) -> bool:
+def always_bool(cg: Planner, node: Expr) -> bool:
     """A presence test or an operator whose result is a bool or an error, never another value: `?:` need not test
-    it is a bool."""
-    return (isinstance(node, Select) and node.test_only) or (isinstance(node, Call) and node.function in _BOOL_RESULTS)
+    it is a bool. In `Program.evaluate`'s variant, also a library function all of whose overloads the checker left
+    possible return bools (`startsWith`, `matches`...): there, what they raise goes to the exact variant."""
+    if (isinstance(node, Select) and node.test_only) or (isinstance(node, Call) and node.function in _BOOL_RESULTS):
+        return True
+    chosen = cg.chosen.get(node.id) if cg.subscripts and isinstance(node, Call) else None
+    if not chosen:
+        return False
+    assert isinstance(node, Call)
+    overloads = [o for o in cg.decls.overloads(node.function) if o.id in chosen]
+    return len(overloads) == len(chosen) and all(o.result == BOOL for o in overloads)
 
 
 def _branch(cg: Planner, node: Expr, tolerant: bool) -> str:
@@ -413,7 +423,7 @@ def _quantifier_body(cg: Planner, quantifier: tuple[bool, Expr], accu: Local) ->
     """One step of `all` (`deciding` False) or `exists` (True) without the accumulator's `&&`/`||`: an element
     that decides ends the loop; the first error (or non-bool) is kept, and a deciding element still wins over it."""
     deciding, predicate = quantifier
-    if cg.subscripts and always_bool(predicate):  # a bool, or an error that sends the evaluation to the exact variant
+    if cg.subscripts and always_bool(cg, predicate):  # a bool, or an error: the exact variant then answers
         test = cg.gen(predicate)
         cg.flush()
         cg.w.line(f"if {test}:" if deciding else f"if not {test}:")
