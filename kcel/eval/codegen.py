@@ -129,7 +129,7 @@ class CodeGen:
         # A missing variable fails where it is used: the strict variants test each use (`_bound`), the others stop
         # at the start when one is missing and the program runs its strict variant instead (kcel.eval.program).
         self.strict_variables = not self.inline
-        # `Program.evaluate`'s variant reads with subscripts: a KeyError makes it run the exact one for cel-go's words.
+        # `Program.evaluate`'s variant reads with subscripts and absorbs no error: any error runs the exact variant.
         self.subscripts = self.inline and not metered
         self.optimize = optimize  # cel-go's OptOptimize, which Kubernetes sets: constant literals are folded
         self.decls = decls

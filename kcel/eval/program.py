@@ -40,8 +40,9 @@ def _compile(plan: Plan, tag: str, **bound: Any) -> CompiledFunction:
 
 def _as_entry(plan: Plan) -> Plan:
     """The fast variant written as `Program.evaluate` itself, one Python call less: anything but an activation goes
-    to `_general` (the method), a Python error to `_fallback` (the exact variant, for cel-go's words). Generated
-    lines hold no newline of their own (user text enters through `repr`), so the body indents line by line."""
+    to `_general` (the method), any error but one that stops the evaluation to `_fallback` (the exact variant).
+    Generated lines hold no newline of their own (user text enters through `repr`), so the body indents line by
+    line."""
     definition, body = plan.source.split("\n", 1)
     source = "\n".join([
         definition.replace("(_act, _m):", "(activation=None, cost_limit=None):"),

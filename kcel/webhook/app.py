@@ -1,4 +1,4 @@
-"""The Starlette application: admission reviews on POST /validate (and /), health, readiness and metrics.
+"""The ASGI application: admission reviews on POST /validate, /mutate (and /); health, readiness and metrics.
 
 Policy evaluation is CPU-bound Python. A review the served policies have shown to be quick (`Pace`) is
 evaluated on the event loop; any other runs in a thread pool, so the loop stays free to accept connections, read
