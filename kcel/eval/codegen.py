@@ -166,10 +166,8 @@ class CodeGen:
         self.w.line(f"return {result}" if not self.traced else f"return _unwrap({result})")
         header = [f"def {name}(_act, _m):"]
         for var, py in self.variables.items():
-            missing = self.bind(inputs.Unbound(var), "_unbound")
-            header.append(
-                f"    {py} = _act[{var!r}]" if self.subscripts else f"    {py} = _act.get({var!r}, {missing})"
-            )
+            missing = f".get({var!r}, {self.bind(inputs.Unbound(var), '_unbound')})"
+            header.append(f"    {py} = _act{f'[{var!r}]' if self.subscripts else missing}")
             # `datetime`/`timedelta` (and protobuf well-known) inputs become CEL values, at one class test each.
             if self.strict_variables:
                 header.append(f"    if {py}.__class__ in _INPUT_CONVERSIONS: {py} = _convert_input({py})")
@@ -541,7 +539,10 @@ class CodeGen:
             item, container = self.gen_args(node.args)
             index = self.temp("_mi")
             self.preamble.append(f"{index} = _MemberIndex()")
-            return f"{index}.contains({item}, {container})"
+            c, i = self.temp("_c"), self.temp("_i")  # in the fast variant, an indexed string item is one set lookup
+            hit = f"({c} := {container}) is {index}.container and ({i} := {item}).__class__ is str"
+            fast = f"({i} in {index}.strings if {hit} else {index}.contains({item}, {c}))"
+            return fast if self.subscripts else f"{index}.contains({item}, {container})"
         if fn in _BINARY_HELPERS:
             return self.binary(node)
         if fn == "cel.@mapInsert":
