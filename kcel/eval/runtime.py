@@ -50,6 +50,7 @@ from kcel.values import (
     TypedList,
     TypeValue,
     Uint,
+    is_mapping,
 )
 
 # Exceptions that stand for a CEL error value inside generated code: EvalError from helpers, the KeyError/TypeError
@@ -117,11 +118,6 @@ def conditional_test(value: Any) -> bool:
 
 
 # -- arithmetic --------------------------------------------------------------------------------
-
-
-def _is_map(v: Any) -> bool:
-    """`dict` first: an abstract-class check costs ten times more and JSON maps are dicts."""
-    return type(v) is dict or isinstance(v, Mapping)
 
 
 def _is_list(v: Any) -> bool:
@@ -317,7 +313,7 @@ def index(container: Any, key: Any, strict: bool = False) -> Any:
         if 0 <= position < len(container):
             return container[position]
         raise EvalError(f"index out of bounds: {go_text(key)}")
-    if _is_map(container):
+    if is_mapping(container):
         found, value = map_lookup(container, key)
         if found:
             return value
@@ -349,7 +345,7 @@ def _list_position(key: Any) -> int:
 def select(obj: Any, field: str, strict: bool = False) -> Any:
     """`obj.field`: a map's entry, a message's field, or an optional's (which stays optional); cel-go's string
     qualifier."""
-    if _is_map(obj):
+    if is_mapping(obj):
         try:
             return obj[field]
         except KeyError:
@@ -383,7 +379,7 @@ def opaque_optional(value: Any) -> Any:
 
 def has_field(obj: Any, field: str, strict: bool = False) -> bool:
     """`has(obj.field)`; a presence test on an int or a string is false in Kubernetes (an error if `strict`)."""
-    if _is_map(obj):
+    if is_mapping(obj):
         return field in obj
     if type(obj) is Optional:
         return obj.has_value() and has_field(obj.value, field, strict)
@@ -402,7 +398,7 @@ def in_container(item: Any, container: Any) -> bool:
             pass
     if _is_list(container):
         return any(cel_equals(item, element) for element in container)
-    if _is_map(container):
+    if is_mapping(container):
         if item.__class__ is bytes and container:  # a Go map hashes the key: a panic (an empty map is not asked)
             raise RecoveredPanic(UNHASHABLE_BYTES)
         return map_lookup(container, item)[0]
@@ -543,7 +539,7 @@ def optional_select(obj: Any, field: str, strict: bool = False) -> Optional:
         if not obj.has_value():
             return obj
         obj = obj.value
-    if _is_map(obj):
+    if is_mapping(obj):
         return Optional(obj[field]) if field in obj else NONE
     if isinstance(obj, OBJECTS.classes):
         return Optional(OBJECTS.read(obj, field)) if OBJECTS.test(obj, field) else NONE
@@ -561,7 +557,7 @@ def optional_index(container: Any, key: Any, strict: bool = False) -> Optional:
     if _is_list(container):
         position = _list_position(key)
         return Optional(container[position]) if 0 <= position < len(container) else NONE
-    if _is_map(container):
+    if is_mapping(container):
         found, value = map_lookup(container, key)
         return Optional(value) if found else NONE
     if strict:

@@ -22,6 +22,7 @@ from kcel.k8s.admission.model import AUDIT, DENY, FAIL, WARN, Binding, MutatingB
 from kcel.k8s.admission.request import attributes_of, cel_request, object_name, resource_for, split_api_version
 from kcel.k8s.authorization.rbac import RBACAuthorizer
 from kcel.libs.k8s_authz import Authorizer, GroupCheck, ResourceCheck, UserInfo, authorizer_value
+from kcel.values import is_mapping
 
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
 MAX_VALIDATION_FAILURES = 50
@@ -41,8 +42,8 @@ class CRDInfo:
 
 
 def _meta(obj: Any) -> Mapping[str, Any]:
-    metadata = obj.get("metadata") if isinstance(obj, Mapping) else None
-    return metadata if isinstance(metadata, Mapping) else {}
+    metadata = obj.get("metadata") if is_mapping(obj) else None
+    return metadata if is_mapping(metadata) else {}
 
 
 def _group_kind(obj: Mapping[str, Any]) -> tuple[str, str]:
@@ -55,25 +56,30 @@ class Resources:
 
     objects: tuple[Mapping[str, Any], ...] = ()
     crds: tuple[CRDInfo, ...] = field(init=False)
+    # The objects by (group, kind), in their order: every admission looks up its namespace and its params here.
+    _by_kind: dict[tuple[str, str], list[Mapping[str, Any]]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        found = []
+        by_kind: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
         for obj in self.objects:
-            if _group_kind(obj) == ("apiextensions.k8s.io", "CustomResourceDefinition"):
-                spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-                assert isinstance(spec, Mapping)
-                names = spec.get("names") if isinstance(spec.get("names"), Mapping) else {}
-                assert isinstance(names, Mapping)
-                info = CRDInfo(
-                    str(spec.get("group")), str(names.get("kind")), str(names.get("plural")), str(spec.get("scope"))
-                )
-                found.append(info)
+            by_kind.setdefault(_group_kind(obj), []).append(obj)
+        object.__setattr__(self, "_by_kind", by_kind)
+        found = []
+        for obj in by_kind.get(("apiextensions.k8s.io", "CustomResourceDefinition"), ()):
+            spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+            assert isinstance(spec, Mapping)
+            names = spec.get("names") if isinstance(spec.get("names"), Mapping) else {}
+            assert isinstance(names, Mapping)
+            info = CRDInfo(
+                str(spec.get("group")), str(names.get("kind")), str(names.get("plural")), str(spec.get("scope"))
+            )
+            found.append(info)
         object.__setattr__(self, "crds", tuple(found))
 
     def namespace(self, name: str) -> Mapping[str, Any]:
         """The Namespace object; one that was not given is assumed to exist with only its automatic label."""
-        for obj in self.objects:
-            if _group_kind(obj) == ("", "Namespace") and _meta(obj).get("name") == name:
+        for obj in self._by_kind.get(("", "Namespace"), ()):
+            if _meta(obj).get("name") == name:
                 return obj
         return {
             "apiVersion": "v1",
@@ -82,8 +88,7 @@ class Resources:
         }
 
     def of_kind(self, api_version: str, kind: str) -> list[Mapping[str, Any]]:
-        wanted = (split_api_version(api_version)[0], kind)
-        return [obj for obj in self.objects if _group_kind(obj) == wanted]
+        return list(self._by_kind.get((split_api_version(api_version)[0], kind), ()))
 
     def namespaced(self, api_version: str, kind: str) -> bool:
         """The param kind's scope: a CRD's, a built-in kind's, else what the objects found suggest."""
@@ -132,7 +137,7 @@ def namespace_object(namespace: Mapping[str, Any] | None) -> Any:
             "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "finalizers")  # fmt: skip
     value: dict[str, Any] = {"metadata": {k: meta[k] for k in kept if meta.get(k) is not None}}
     for part in ("spec", "status"):
-        value[part] = namespace.get(part) if isinstance(namespace.get(part), Mapping) else {}
+        value[part] = namespace.get(part) if is_mapping(namespace.get(part)) else {}
     return value
 
 
@@ -189,8 +194,8 @@ class Admission:
         return labels, namespace_object(self.resources.namespace(name)) if name else None
 
     def _authorizer(self) -> tuple[Any, Any]:
-        user = self.request.get("userInfo") if isinstance(self.request.get("userInfo"), Mapping) else {}
-        assert isinstance(user, Mapping)
+        user = self.request.get("userInfo") if is_mapping(self.request.get("userInfo")) else {}
+        assert is_mapping(user)
         extra = {k: tuple(v) for k, v in (user.get("extra") or {}).items()}
         info = UserInfo(str(user.get("username", "")), str(user.get("uid", "")), tuple(user.get("groups") or ()), extra)
         value = authorizer_value(self.authorizer if self.authorizer is not None else RBACAuthorizer(), info)

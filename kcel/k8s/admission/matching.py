@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kcel.k8s.admission.model import MatchResources, Rule, Selector
+from kcel.values import is_mapping
 
 NAMESPACES = ("", "v1", "namespaces")
 
@@ -76,9 +77,9 @@ def selects(selector: Selector, labels: Mapping[str, str]) -> bool:
 
 def labels_of(obj: Any) -> Mapping[str, str]:
     """An object's labels ({} when it has none or they are malformed)."""
-    metadata = obj.get("metadata") if isinstance(obj, Mapping) else None
-    labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
-    return labels if isinstance(labels, Mapping) else {}
+    metadata = obj.get("metadata") if is_mapping(obj) else None
+    labels = metadata.get("labels") if is_mapping(metadata) else None
+    return labels if is_mapping(labels) else {}
 
 
 def object_selected(selector: Selector, attributes: Attributes) -> bool:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kcel.k8s.admission.matching import GVK, GVR, Attributes
+from kcel.values import is_mapping
 
 DEFAULT_UID = "00000000-0000-0000-0000-000000000000"
 
@@ -189,13 +190,13 @@ class RequestError(ValueError):
 
 
 def _gvk(value: Any, field: str) -> GVK:
-    if not isinstance(value, Mapping):
+    if not is_mapping(value):
         raise RequestError(f"request.{field}: required")
     return GVK(str(value.get("group", "")), str(value.get("version", "")), str(value.get("kind", "")))
 
 
 def _gvr(value: Any, field: str) -> GVR:
-    if not isinstance(value, Mapping):
+    if not is_mapping(value):
         raise RequestError(f"request.{field}: required")
     return GVR(str(value.get("group", "")), str(value.get("version", "")), str(value.get("resource", "")))
 
@@ -226,8 +227,8 @@ def attributes_of(request: Mapping[str, Any]) -> Attributes:
 
 def cel_request(request: Mapping[str, Any], attributes: Attributes, kind: GVK, resource: GVR) -> dict[str, Any]:
     """condition.go CreateAdmissionRequest as CEL reads it: `omitempty` fields absent when empty."""
-    user = request.get("userInfo") if isinstance(request.get("userInfo"), Mapping) else {}
-    assert isinstance(user, Mapping)
+    user = request.get("userInfo") if is_mapping(request.get("userInfo")) else {}
+    assert is_mapping(user)
     user_info = {k: user[k] for k in ("username", "uid", "groups", "extra") if user.get(k)}
     value: dict[str, Any] = {
         "kind": kind.as_json(),
