@@ -141,6 +141,7 @@ class CodeGen:
         self.namespace: dict[str, Any] = {f"_{name}": value for name, value in runtime.EXPORTED.items()}
         self.scopes: list[dict[str, Local]] = [{}]
         self.variables: dict[str, str] = {}
+        self.schema_objects: set[str] = set()  # variables declared with a schema's object type (data as dicts)
         self.bound: dict[int, str] = {}
         self.counter = 0
         self.pending = 0  # static cost not yet emitted as `_m.add(...)`
@@ -171,7 +172,9 @@ class CodeGen:
             # `datetime`/`timedelta` (and protobuf well-known) inputs become CEL values, at one class test each.
             if self.strict_variables:
                 header.append(f"    if {py}.__class__ in _INPUT_CONVERSIONS: {py} = _convert_input({py})")
-            else:  # objects (dicts) are the usual variables: one `is` for them
+            # An object of a schema's type is read by subscripts and helpers that fail on anything but a mapping,
+            # which sends the evaluation to the exact variant (which converts): no class test for it here.
+            elif not (self.subscripts and var in self.schema_objects):
                 special = f"{py}.__class__ is not dict and {py}.__class__ in _SPECIAL_INPUT"
                 header.append(f"    if {special}: {py} = _special_input({py})")
         header += [f"    {line}" for line in self.preamble]
@@ -284,7 +287,7 @@ class CodeGen:
             return self.local(local, tolerant)
         for candidate in self.candidates(node.name):
             if self.decls.is_variable(candidate):
-                return self.variable(candidate)
+                return self.variable(candidate, node)
             if candidate in self.decls.constants:
                 self.cost(1)
                 return self.const(self.decls.constants[candidate])
@@ -305,10 +308,12 @@ class CodeGen:
             return f"_unwrap({local.py})"
         return local.py
 
-    def variable(self, name: str) -> str:
+    def variable(self, name: str, node: Expr | None = None) -> str:
         self.cost(1)
         if name not in self.variables:
             self.variables[name] = f"_v{len(self.variables) + 1}"
+            if node is not None and self.schema_object(node) is not None:
+                self.schema_objects.add(name)
         return f"_bound({self.variables[name]})" if self.strict_variables else self.variables[name]
 
     def qualified_name(self, node: Expr) -> str | None:
@@ -336,7 +341,7 @@ class CodeGen:
         self.uncharged += node.id == self.resolved_attribute
         try:
             if self.decls.is_variable(candidate):
-                return self.variable(candidate)
+                return self.variable(candidate, node)
             self.cost(1)
             return self.const(self.decls.constants[candidate])
         finally:
@@ -534,7 +539,7 @@ class CodeGen:
         if self.optimize and folding.set_membership(self, node):
             folded, elements = self.constant(node.args[1])
             if folded and isinstance(elements, tuple) and all(e.__class__ in _SET_ELEMENTS for e in elements):
-                return self.in_constant_set(node, elements)
+                return folding.in_constant_set(self, node, elements)
         if fn == "@in" and self.loops and not self.metered and not self.traced and self.read_from_input(node.args[1]):
             item, container = self.gen_args(node.args)
             index = self.temp("_mi")
@@ -674,17 +679,6 @@ class CodeGen:
 
     def _concrete(self, t: CelType | None) -> bool:
         return t is not None and t.kind not in ("dyn", "param", "error") and all(map(self._concrete, t.params))
-
-    def in_constant_set(self, node: Call, elements: tuple[Any, ...]) -> str:
-        """`x in [1, 2]`: cel-go's planner makes a constant list of primitives (bytes aside) a set, whose test costs
-        nothing; an empty one is `false` without evaluating `x` (maybeOptimizeSetMembership)."""
-        if not elements:
-            return "False"
-        (item,) = self.gen_args(node.args[:1])
-        if all(e.__class__ is str for e in elements):  # a str hashes as CEL compares it; nothing else is in it
-            value, strings = self.temp("_i"), self.bind(frozenset(elements), "_set")
-            return f"(({value} := {item}).__class__ is str and {value} in {strings})"
-        return f"_in_container({item}, {self.bind(list(elements), '_list')})"
 
     def function_call(self, node: Call) -> str:
         function, args = names.resolve_function(

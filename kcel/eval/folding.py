@@ -65,6 +65,18 @@ def set_membership(cg: Any, node: Call) -> bool:
     return node.function == "@in" and cg.chosen.get(node.id) == ("in_list",)
 
 
+def in_constant_set(cg: Any, node: Call, elements: tuple[Any, ...]) -> str:
+    """`x in [1, 2]`: cel-go's planner makes a constant list of primitives (bytes aside) a set, whose test costs
+    nothing; an empty one is `false` without evaluating `x` (maybeOptimizeSetMembership)."""
+    if not elements:
+        return "False"
+    (item,) = cg.gen_args(node.args[:1])
+    if all(e.__class__ is str for e in elements):  # a str hashes as CEL compares it; nothing else is in it
+        value, strings = cg.temp("_i"), cg.bind(frozenset(elements), "_set")
+        return f"(({value} := {item}).__class__ is str and {value} in {strings})"
+    return f"_in_container({item}, {cg.bind(list(elements), '_list')})"
+
+
 def _constants(cg: Any, nodes: Sequence[Expr]) -> list[Any] | None:
     """The values of nodes that are all constants, else None, found in source order and stopping at the first that
     is not: a conversion that fails further on is then found where cel-go's depth-first planning finds it."""

@@ -88,6 +88,7 @@ class Program:
             entry = _as_entry(self._plan)
             compiled = _compile(entry, "fast", _general=general, _fallback=self._after_fast, _FALLBACK=_FALLBACK)
             function = compiled.function
+            function.__doc__ = Program.evaluate.__doc__
             object.__setattr__(self, "_fast", function)
             object.__setattr__(self, "evaluate", function)  # from now on, calls go straight to it
         return function
