@@ -390,3 +390,23 @@ def test_the_pace_is_per_byte_and_forgets_slowly() -> None:
     pace.observe(1, 1000, 0.0001)  # a quicker review lowers the pace by the decay only
     assert pace.expected(1, 1000) == pytest.approx(0.001 * PACE_DECAY)
     assert pace.expected(2, 1000) is None  # a new policy generation starts unknown
+
+
+async def test_a_client_gone_before_its_body_is_answered_by_nothing(tmp_path: Path) -> None:
+    """An http.disconnect while the body is read ends the request quietly: no response, no error, counted nowhere."""
+    (tmp_path / "policy.yaml").write_text("kind: ValidatingAdmissionPolicy\n")
+    webhook = Webhook(PolicyStore([tmp_path], loader=lambda files, resources: StandIn()), Settings(poll_interval=0.05))
+    app = webhook.app()
+    half = {"type": "http.request", "body": b'{"apiVersion": ', "more_body": True}
+    messages = iter([half, {"type": "http.disconnect"}])
+    sent: list[Any] = []
+
+    async def receive() -> Any:
+        return next(messages)
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/validate", "query_string": b"timeout=10s", "headers": []}
+    await app(scope, receive, send)
+    assert sent == []
