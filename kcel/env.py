@@ -6,21 +6,24 @@ import copy
 import difflib
 import importlib
 import operator
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache, cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kcel.checker.checker import check as check_types
-from kcel.checker.decls import Library, Overload, StructType
+from kcel.checker.decls import DeferredLibrary, Library, Overload, StructType, loaded
 from kcel.checker.types import DURATION, DYN, TIMESTAMP, CelType, list_of, map_of, opaque, optional_of, parse_type
-from kcel.cost import CostEstimate, SizeEstimator, estimate
 from kcel.eval.dispatch import KUBERNETES_PRICED
 from kcel.eval.program import Program
 from kcel.libs.operators import DECLARATION_ORDER
 from kcel.parser import parse
 from kcel.parser.macros import BINDINGS, BLOCK, LISTS, STANDARD, TWO_VAR, Macro
 from kcel.values import TypeValue
+
+if TYPE_CHECKING:
+    from kcel.cost import CostEstimate, SizeEstimator
 
 # cel-go's standard library and extensions, in the order their tables are consulted; all are optional at
 # import time so that a missing extension never breaks the core. Kubernetes' are in kcel.k8s.environment.
@@ -83,7 +86,9 @@ def all_libraries() -> tuple[Library, ...]:
     """
     from kcel.k8s.environment import LATEST, configuration, library
 
-    kubernetes = configuration(LATEST, "stored", LATEST).libraries
+    kubernetes = [
+        lib.library if isinstance(lib, DeferredLibrary) else lib for lib in configuration(LATEST, "stored").libraries
+    ]
     candidates = [*kubernetes, *cel_libraries(), library("k8s_jsonpatch", None)]
     names: set[str] = set()
     seen: set[str] = set()
@@ -132,7 +137,7 @@ class Env:
         variables: Mapping[str, str | CelType] | None = None,
         *,
         container: str = "",
-        libraries: Sequence[Library] | None = None,
+        libraries: Sequence[Library | DeferredLibrary] | None = None,
         macros: Iterable[Macro] | None = None,
         homogeneous_literals: bool = False,
         k8s_version: str | None = None,
@@ -196,37 +201,72 @@ class Env:
             chosen.append(protobuf_library(messages))
         self._index(chosen)
         self.variables: dict[str, CelType] = self._declared_types(declared)
-        library_macros = tuple(m for library in self.libraries for m in library.macros)
+        library_macros = tuple(m for library in self._ready for m in library.macros)  # deferred ones have none
         self.macros = (
             tuple(macros) if macros is not None else STANDARD + TWO_VAR + BINDINGS + LISTS + BLOCK + library_macros
         )
 
-    def _index(self, libraries: list[Library]) -> None:
-        """What the checker and planner look up in the libraries: overloads by function, types by name."""
-        self.libraries = libraries
+    def _index(self, libraries: Sequence[Library | DeferredLibrary]) -> None:
+        """What the checker and planner look up in the libraries: overloads by function, types by name; a deferred
+        library's names wait in `_waiting` until one is looked up."""
+        self._libraries = list(libraries)
+        self._lock = threading.Lock()
+        self._waiting: dict[str, list[DeferredLibrary]] = {}  # a function or type name -> libraries declaring it
+        for library in self._libraries:
+            if isinstance(library, DeferredLibrary) and not library.loaded:
+                for name in (*library.functions, *library.type_names):
+                    self._waiting.setdefault(name, []).append(library)
+        self._ready = [library for library in self._libraries if not self._waits(library)]
         self._overloads: dict[str, list[Overload]] = {}
-        for library in self.libraries:
-            for overload in library.overloads:
-                self._overloads.setdefault(overload.function, []).append(overload)
-        for function, rank in _DECLARATION_RANKS.items():  # the checker tries overloads in cel-go's order
-            if function in self._overloads:
-                self._overloads[function].sort(key=lambda o: rank.get(o.id, len(rank)))
-        self._library_types = {t.name: t for library in self.libraries for t in library.types}
-        self.constants: dict[str, Any] = {n: v for library in self.libraries for n, v in library.constants.items()}
-        self._struct_resolvers = tuple(lib.struct_types for lib in self.libraries if lib.struct_types is not None)
-        self.ast_validators = tuple(v for library in self.libraries for v in library.validators)
-        self.mixed_literal_functions = frozenset(
-            f for library in self.libraries for f in library.mixed_literal_functions
-        )
+        self._add_overloads({o.function for library in self._ready for o in library.overloads})
+        self._library_types = {t.name: t for library in self._ready for t in library.types}
+        self.constants: dict[str, Any] = {n: v for library in self._ready for n, v in library.constants.items()}
+        self._struct_resolvers = tuple(lib.struct_types for lib in self._ready if lib.struct_types is not None)
+        self.ast_validators = tuple(v for library in self._ready for v in library.validators)
+        self.mixed_literal_functions = frozenset(f for library in self._ready for f in library.mixed_literal_functions)
         self.__dict__.pop("overloads_by_id", None)
         self.__dict__.pop("_signature_type_names", None)
+
+    def _waits(self, library: Library | DeferredLibrary) -> bool:
+        return isinstance(library, DeferredLibrary) and any(library in found for found in self._waiting.values())
+
+    def _add_overloads(self, functions: Iterable[str]) -> None:
+        """Each function's overloads from every library loaded, in the libraries' order, then in cel-go's."""
+        for function in functions:
+            found = [o for library in self._ready for o in library.overloads if o.function == function]
+            rank = _DECLARATION_RANKS.get(function)
+            if rank is not None:  # the checker tries overloads in cel-go's order
+                found.sort(key=lambda o: rank.get(o.id, len(rank)))  # noqa: B023 (used at once)
+            self._overloads[function] = found
+
+    def _load(self, name: str) -> None:
+        """Load the deferred libraries that declare `name`, and index what they declare."""
+        with self._lock:
+            waiting = self._waiting.pop(name, None)
+            if not waiting:
+                return
+            for found in self._waiting.values():
+                found[:] = [library for library in found if library not in waiting]
+            self._ready = [library for library in self._libraries if not self._waits(library)]
+            loaded = [library.library for library in waiting]
+            self._add_overloads({o.function for library in loaded for o in library.overloads})
+            self._library_types.update({t.name: t for library in loaded for t in library.types})
+            self.__dict__.pop("overloads_by_id", None)
+            self.__dict__.pop("_signature_type_names", None)
+
+    @property
+    def libraries(self) -> list[Library]:
+        """Every library of the environment, loaded."""
+        for name in list(self._waiting):
+            self._load(name)
+        return [loaded(library) for library in self._libraries]
 
     def extend(self, variables: Mapping[str, str | CelType], libraries: Sequence[Library] = ()) -> Env:
         """This environment with more variables declared (and libraries added); options are shared."""
         clone = copy.copy(self)
         if libraries:
-            known = {library.name for library in self.libraries}
-            clone._index([*self.libraries, *(library for library in libraries if library.name not in known)])
+            known = {library.name for library in self._libraries}
+            clone._index([*self._libraries, *(library for library in libraries if library.name not in known)])
         clone.variables = {**self.variables, **clone._declared_types(variables)}
         return clone
 
@@ -242,8 +282,8 @@ class Env:
     @cached_property
     def _signature_type_names(self) -> frozenset[str]:
         """The names of the types the libraries declare or use in their functions' signatures."""
-        found: set[str] = {*_OPAQUE_NAMES, *self._library_types}
         pending = [t for overload in self.overloads_by_id.values() for t in (*overload.args, overload.result)]
+        found: set[str] = {*_OPAQUE_NAMES, *self._library_types}  # every library loaded by now
         while pending:
             t = pending.pop()
             if t.kind in ("opaque", "message"):
@@ -266,7 +306,7 @@ class Env:
 
     def _known(self, t: CelType) -> CelType:
         if t.kind == "message" and t.decl is None:
-            return self._library_types.get(t.name, t)
+            return self._library_type(t.name) or t
         if not t.params:
             return t
         params = tuple(self._known(p) for p in t.params)
@@ -285,9 +325,16 @@ class Env:
             return None
         if name in TYPE_NAMES:
             return TYPE_NAMES[name]
-        return TypeValue(name) if name in self._library_types else None
+        return TypeValue(name) if self._library_type(name) is not None else None
+
+    def _library_type(self, name: str) -> CelType | None:
+        if name in self._waiting:
+            self._load(name)
+        return self._library_types.get(name)
 
     def overloads(self, function: str) -> Sequence[Overload]:
+        if function in self._waiting:
+            self._load(function)
         return self._overloads.get(function, ())
 
     def struct_type(self, name: str) -> StructType | None:
@@ -300,8 +347,9 @@ class Env:
 
     def type_of_name(self, name: str) -> CelType | None:
         """The type a type name denotes (`int`, `google.protobuf.Timestamp`, `net.IP`)."""
-        if name in self._library_types:
-            return self._library_types[name]
+        found = self._library_type(name)
+        if found is not None:
+            return found
         if name not in TYPE_NAMES or self._undeclared_type_name(name):
             return None
         if name in _NAMED_TYPES:
@@ -320,6 +368,8 @@ class Env:
         """
         if program.checked is None:
             raise ValueError("cost estimation needs a type-checked program")
+        from kcel.cost import estimate  # the estimator only when a cost is asked for
+
         return estimate(program.checked, self.overloads_by_id, sizes, self.presence_test_cost, self.tracks_sizes)
 
     def compile(self, text: str, check: bool = True) -> Program:

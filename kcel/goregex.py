@@ -7,9 +7,8 @@ see its error messages (`error parsing regexp: missing closing ): `(a``), so kce
 from __future__ import annotations
 
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
-
-import re2
 
 
 class GoRegexError(ValueError):
@@ -39,7 +38,7 @@ def _go_error(code: str, expr: str) -> GoRegexError:
     return GoRegexError(f"error parsing regexp: {code}: `{expr}`")
 
 
-def _translate(error: re2.error, pattern: str) -> GoRegexError:
+def _translate(error: Exception, pattern: str) -> GoRegexError:
     """RE2 reports `<code text>: <arg>` (bytes); Go names the same failures with its own words."""
     raw = error.args[0] if error.args else b""
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
@@ -67,8 +66,20 @@ def _has_any_byte_escape(pattern: str) -> bool:
     return False
 
 
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False  # RE2 would print every rejected pattern to stderr; the error is reported instead
+# google-re2, its options and its unanchored-match flag, imported with the first pattern rather than at start-up
+_RE2: list[tuple[ModuleType, Any, Any]] = []
+
+
+def _engine() -> tuple[ModuleType, Any, Any]:
+    if not _RE2:
+        import re2
+
+        options = re2.Options()
+        options.log_errors = False  # RE2 would print every rejected pattern to stderr; the error is reported instead
+        # google-re2's wrapper decodes match offsets back to str positions, which a yes/no test never needs
+        unanchored = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+        _RE2.append((re2, options, unanchored))
+    return _RE2[0]
 
 
 @lru_cache(maxsize=512)
@@ -80,25 +91,24 @@ def compile_go_regex(pattern: str) -> Any:
     """
     if _has_any_byte_escape(pattern):
         raise _go_error("invalid escape sequence", "\\C")
+    re2, options, _ = _engine()
     try:
-        return re2.compile(pattern, _OPTIONS)
+        return re2.compile(pattern, options)
     except re2.error as err:
         raise _translate(err, pattern) from None
 
 
-try:  # google-re2's wrapper decodes match offsets back to str positions, which a yes/no test never needs
-    _UNANCHORED = re2._Anchor.UNANCHORED
-    _NO_MATCH = (-1, -1)
-except AttributeError:  # pragma: no cover - another google-re2 layout
-    _UNANCHORED = None
+_NO_MATCH = (-1, -1)
 
 
 def search_matches(regex: Any, text: str) -> bool:
-    """Whether `regex` (from `compile_go_regex`) matches anywhere in `text`; a fifth of `search()`'s time."""
-    if _UNANCHORED is not None:
+    """Whether `regex` (from `compile_go_regex`, so google-re2 is imported) matches anywhere in `text`; a fifth of
+    `search()`'s time."""
+    unanchored = _RE2[0][2]
+    if unanchored is not None:
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: let the wrapper deal with them
             return regex.search(text) is not None
-        return bool(regex._regexp.Match(_UNANCHORED, data, 0, len(data))[0] != _NO_MATCH)
+        return bool(regex._regexp.Match(unanchored, data, 0, len(data))[0] != _NO_MATCH)
     return regex.search(text) is not None

@@ -3,9 +3,16 @@ compiles new expressions at compatibility version 1.(N-1) and stored ones with e
 
 from __future__ import annotations
 
+import importlib
+import random
+import subprocess
+import sys
+from typing import Any
+
 import pytest
 
 import kcel
+from kcel.k8s.environment import DEFERRED
 
 DECLS = {"l": "list(int)", "s": "string"}
 # expression -> first compatibility version whose "new" environment accepts it
@@ -130,3 +137,59 @@ def test_costs_follow_the_api_servers_cel_go() -> None:
         matches = env.compile("matches(s, 'a+')")
         found.append((starts, env.estimate_cost(matches).max, matches.evaluate_with_cost({"s": "a" * 100})[1]))
     assert found == [(11, 2, 2), (2, 1844674407370955265, 12)]
+
+
+def _library_variants(module: str) -> list[Any]:
+    """The module's table at every version it has."""
+    loaded = importlib.import_module(f"kcel.libs.{module}")
+    if not hasattr(loaded, "library"):
+        return [loaded.LIBRARY]
+    variants = []
+    for version in range(10):
+        try:
+            variants.append(loaded.library(version))
+        except (KeyError, ValueError, IndexError):
+            continue
+    return variants
+
+
+@pytest.mark.parametrize("module", sorted(DEFERRED))
+def test_a_deferred_library_is_known_by_the_names_its_tables_declare(module: str) -> None:
+    """The names an environment knows a deferred library by are exactly those its versions declare, and it has
+    nothing an environment needs before a name is looked up (macros, constants, validators, message types)."""
+    name, functions, type_names = DEFERRED[module]
+    variants = _library_variants(module)
+    assert variants and {v.name for v in variants} == {name}
+    assert functions == {o.function for v in variants for o in v.overloads}
+    assert type_names == {t.name for v in variants for t in v.types}
+    for variant in variants:
+        assert not (variant.macros or variant.constants or variant.validators or variant.struct_types)
+        assert not variant.mixed_literal_functions
+
+
+def test_kubernetes_libraries_load_when_an_expression_names_them() -> None:
+    code = (
+        "import sys, kcel\n"
+        "env = kcel.Env(k8s_version='1.37')\n"
+        "assert env.compile('1 + 1').evaluate() == 2\n"
+        "print(sorted(m for m in sys.modules if m.startswith('kcel.libs.k8s')))\n"
+        "assert env.compile(\"quantity('1Gi').isGreaterThan(quantity('1Mi'))\").evaluate() is True\n"
+        "print(sorted(m for m in sys.modules if m.startswith('kcel.libs.k8s')))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, after = run.stdout.splitlines()
+    assert before == "[]"
+    assert "kcel.libs.k8s_quantity" in after and "kcel.libs.k8s_authz" not in after
+
+
+@pytest.mark.parametrize("version", ["1.30", "1.33", "1.37"])
+def test_overloads_found_as_names_are_looked_up_are_those_of_the_whole_environment(version: str) -> None:
+    """Loading deferred libraries one name at a time, in any order, gives each function the overloads, in the
+    order, that indexing every library at once gives (the checker tries them in that order)."""
+    eager = kcel.Env(k8s_version=version, libraries=kcel.Env(k8s_version=version).libraries)
+    lazy = kcel.Env(k8s_version=version)
+    functions = sorted({o.function for library in eager.libraries for o in library.overloads})
+    random.Random(version).shuffle(functions)
+    for function in functions:
+        assert [o.id for o in lazy.overloads(function)] == [o.id for o in eager.overloads(function)], function
+    assert lazy.type_of_name("net.IP") == eager.type_of_name("net.IP")

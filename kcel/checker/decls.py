@@ -272,3 +272,40 @@ class Library:
     HomogeneousAggregateLiteralExemptFunctions, which a validator such as format()'s configures)."""
     struct_types: StructResolver | None = None
     """The message types the library declares, which literals such as `JSONPatch{...}` may build."""
+
+
+class DeferredLibrary:
+    """A library whose module is imported only when an expression first names one of its functions or types
+    (`kcel eval '1 + 1'` needs none of Kubernetes' libraries): it knows those names before loading, and everything
+    else a `Library` has (`overloads`, `types`...) is the loaded library's. Only a library that declares no macros,
+    constants, validators or message types can wait: those an environment needs before any name is looked up."""
+
+    def __init__(self, name: str, functions: frozenset[str], type_names: frozenset[str], load: Callable[[], Library]):
+        self.name = name
+        self.functions = functions
+        self.type_names = type_names
+        self._load = load
+        self._library: Library | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._library is not None
+
+    @property
+    def library(self) -> Library:
+        if self._library is None:  # a race only loads it twice
+            self._library = self._load()
+        return self._library
+
+    def __getattr__(self, attribute: str) -> Any:  # overloads, types, macros...: the loaded library's own
+        if attribute.startswith("_"):
+            raise AttributeError(attribute)
+        return getattr(self.library, attribute)
+
+    def __repr__(self) -> str:
+        return f"DeferredLibrary({self.name!r}, loaded={self.loaded})"
+
+
+def loaded(library: Library | DeferredLibrary) -> Library:
+    """The library itself, a deferred one loaded now."""
+    return library.library if isinstance(library, DeferredLibrary) else library

@@ -10,7 +10,7 @@ import textwrap
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kcel.checker.checker import Checked
 from kcel.checker.types import DYN, CelType
@@ -19,8 +19,10 @@ from kcel.eval.codegen import CodeGen, Declarations, Plan
 from kcel.eval.dispatch import Meter
 from kcel.eval.inputs import UnboundVariable
 from kcel.eval.runtime import CEL_ERRORS, OperandTypeError, as_eval_error
-from kcel.eval.trace import Explanation, Tracer, TraceTooLong, explain
 from kcel.parser import Parsed
+
+if TYPE_CHECKING:
+    from kcel.eval.trace import Explanation
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +206,8 @@ class Program:
         """Evaluate once more, recording what every subexpression gave and what decided `&&`, `||`, `?:` and
         macros: `explain(...).text()` shows why a rule failed. Slow, for people; an evaluation that runs more
         than `kcel.eval.trace.MAX_EVENTS` steps is stopped."""
+        from kcel.eval.trace import Tracer, TraceTooLong, explain  # the tracer only for an explanation
+
         if not self._traced:  # built on first use; a race only compiles it twice
             plan = CodeGen(self.parsed, self.declarations, False, self.checked, self.optimize, traced=True).plan(
                 "_kcel_eval_traced"

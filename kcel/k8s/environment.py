@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kcel.checker.decls import DeferredLibrary, loaded
 from kcel.libs import Library
 from kcel.libs.operators import cross_type_comparisons
 from kcel.parser.macros import LISTS, OPTIONALS, STANDARD, TWO_VAR, Macro
@@ -131,7 +133,7 @@ def options(compatibility: Version, environment: str, server: Version = LATEST) 
 
 @dataclass(frozen=True)
 class Configuration:
-    libraries: tuple[Library, ...]
+    libraries: tuple[Library | DeferredLibrary, ...]
     macros: tuple[Macro, ...]
     homogeneous_literals: bool
     literal_validators: bool
@@ -155,24 +157,24 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
     chosen = options(compatibility, environment, server)
     cross_type = any(o.cross_type_comparisons for o in chosen)
     libraries = [_standard_operators(cross_type, server), *_load(["standard", "timestamps"], server)]
-    by_name: dict[str, Library] = {}
+    by_name: dict[str, Library | DeferredLibrary] = {}
     for option in chosen:
         for module, library_version in option.libraries:
-            loaded = _library_for(module, library_version, server)
-            if loaded is not None:
-                by_name[module] = loaded  # a later option's version replaces an earlier one's
+            found = _library_for(module, library_version, server)
+            if found is not None:
+                by_name[module] = found  # a later option's version replaces an earlier one's
     if server < (1, 31) and "strings" in by_name:  # cel-go 0.17 (1.30) had no format() validator
-        by_name["strings"] = dataclasses.replace(by_name["strings"], validators=())
+        by_name["strings"] = dataclasses.replace(loaded(by_name["strings"]), validators=())
     if server < (1, 37) and "strings" in by_name:  # indexOf, lastIndexOf and %e as each API server evaluates them
         from kcel.libs.strings import as_older_api_servers_evaluate
 
-        by_name["strings"] = as_older_api_servers_evaluate(by_name["strings"], server)
+        by_name["strings"] = as_older_api_servers_evaluate(loaded(by_name["strings"]), server)
     libraries += by_name.values()
     macros = list(STANDARD)
     for option in chosen:
         macros += option.macros
-    for loaded in by_name.values():
-        macros += loaded.macros
+    for chosen_library in by_name.values():  # a deferred library has no macros
+        macros += () if isinstance(chosen_library, DeferredLibrary) else chosen_library.macros
     homogeneous = any(o.homogeneous_literals for o in chosen)
     validators = any(o.literal_validators for o in chosen)
     return Configuration(
@@ -204,16 +206,55 @@ def _standard_operators(cross_type: bool, server: Version) -> Library:
     )
 
 
-def _load(names: Sequence[str], server: Version) -> list[Library]:
+def _load(names: Sequence[str], server: Version) -> list[Library | DeferredLibrary]:
     return [lib for name in names if (lib := _library_for(name, None, server)) is not None]
 
 
-def _library_for(module: str, version: int | None, server: Version) -> Library | None:
-    """A library at the version an option names, or at the older one an older API server's code had."""
+# Libraries an environment loads only when an expression names one of their functions or types (the library's
+# name, then those names at every version of it; tests/test_k8s_environment.py checks them against the tables).
+DEFERRED: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {
+    "k8s_url": ("kubernetes.urls", frozenset({"getEscapedPath", "getHost", "getHostname", "getPort", "getQuery",
+                "getScheme", "isURL", "url"}), frozenset({"kubernetes.URL"})),
+    "k8s_regex": ("kubernetes.regex", frozenset({"find", "findAll"}), frozenset()),
+    "k8s_lists": ("kubernetes.lists", frozenset({"includes", "indexOf", "isSorted", "lastIndexOf", "max", "min",
+                  "sum"}), frozenset()),
+    "k8s_authz": ("k8s_authz", frozenset({"allowed", "check", "error", "errored", "fieldSelector", "group",
+                  "labelSelector", "name", "namespace", "path", "reason", "resource", "serviceAccount",
+                  "subresource"}), frozenset()),
+    "k8s_quantity": ("kubernetes.quantity", frozenset({"add", "asApproximateFloat", "asInteger", "compareTo",
+                     "isGreaterThan", "isInteger", "isLessThan", "isQuantity", "quantity", "sign", "sub"}),
+                     frozenset({"kubernetes.Quantity"})),
+    "sets": ("sets", frozenset({"sets.contains", "sets.equivalent", "sets.intersects"}), frozenset()),
+    "k8s_ip": ("kubernetes.net", frozenset({"cidr", "containsCIDR", "containsIP", "family", "ip", "ip.isCanonical",
+               "isCIDR", "isGlobalUnicast", "isIP", "isLinkLocalMulticast", "isLinkLocalUnicast", "isLoopback",
+               "isMask", "isUnspecified", "masked", "prefixLength", "string"}), frozenset({"net.CIDR", "net.IP"})),
+    "k8s_format": ("kubernetes.format", frozenset({"format.byte", "format.date", "format.datetime",
+                   "format.dns1035Label", "format.dns1035LabelPrefix", "format.dns1123Label",
+                   "format.dns1123LabelPrefix", "format.dns1123Subdomain", "format.dns1123SubdomainPrefix",
+                   "format.labelValue", "format.named", "format.qualifiedName", "format.uri", "format.uuid",
+                   "validate"}), frozenset({"kubernetes.NamedFormat"})),
+    "k8s_semver": ("kubernetes.Semver", frozenset({"compareTo", "isGreaterThan", "isLessThan", "isSemver", "major",
+                   "minor", "patch", "semver"}), frozenset({"kubernetes.Semver"})),
+}  # fmt: skip
+
+
+def _library_for(module: str, version: int | None, server: Version) -> Library | DeferredLibrary | None:
+    """A library at the version an option names, or at the older one an older API server's code had; one of
+    `DEFERRED` is loaded when an expression first needs it."""
     for changed, since, older in SERVER_BEHAVIOUR:
         if module == changed and server < since:
             version = older
+    if module in DEFERRED:
+        name, functions, type_names = DEFERRED[module]
+        return DeferredLibrary(name, functions, type_names, lambda: _library_once(module, version))
     return library(module, version)
+
+
+@functools.cache
+def _library_once(module: str, version: int | None) -> Library:
+    found = library(module, version)
+    assert found is not None, module
+    return found
 
 
 def library(module: str, version: int | None) -> Library | None:
