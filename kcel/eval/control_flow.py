@@ -167,7 +167,9 @@ def presence_test(cg: Planner, node: Select) -> str:
     else:
         holder, bound = cg.holder(operand)
         found = f"{bound}.__class__ is dict and {holder}.get({access.key!r}).__class__ is {cg.plain(access)}"
-        test = f"(True if {found} else {cg.bind(access.test, '_has')}({holder}))"
+        if cg.subscripts:  # anything without `get` is an AttributeError there, which runs the exact variant
+            found = f"{bound}.get({access.key!r}).__class__ is {cg.plain(access)}"
+        test = f"({found} or {cg.bind(access.test, '_has')}({holder}))"
     if cg.metered and not cg.uncharged and cg.is_optional(node.operand):
         cg.pending -= 1  # the qualifier's unit, charged by the helper instead
         from kcel.eval import metered
