@@ -615,7 +615,12 @@ class CodeGen:
                 return f"{left}[{right}]"
             if fn == "_[?_]" or self.is_optional(node.args[0]):
                 return self.optional_qualifier(f"_{helper}", f"{left}, {right}{self.presence}")
-            return f"_{helper}({self.opaque(node.args[0], left)}, {right}{self.presence})"
+            container = self.opaque(node.args[0], left)
+            if self.subscripts and not self.presence and container == left:  # a dict's str key: Python's lookup
+                c, k = self.temp("_c"), self.temp("_k")
+                hit = f"({c} := {left}).__class__ is dict and ({k} := {right}).__class__ is str"
+                return f"({c}[{k}] if {hit} else _{helper}({c}, {right}))"
+            return f"_{helper}({container}, {right}{self.presence})"
         if sized:
             self.namespace.setdefault("_metered", _metered_module())
             return f"_metered.{helper}(_m, {left}, {right})"
