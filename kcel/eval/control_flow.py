@@ -368,7 +368,11 @@ def comprehension(cg: Planner, node: Comprehension, tolerant: bool) -> str:
         names = ", ".join(local.py for local in loop_vars.values())
         cg.w.line(f"for {names} in _iterate_pairs({iter_range}):")
     else:
-        cg.w.line(f"for {loop_vars[node.iter_var].py} in _iterate({iter_range}):")
+        elements = f"_iterate({iter_range})"
+        if cg.subscripts:  # a list is iterated as it is, without a call
+            held = cg.temp("_r")
+            elements = f"({held} if ({held} := {iter_range}).__class__ is list else _iterate({held}))"
+        cg.w.line(f"for {loop_vars[node.iter_var].py} in {elements}:")
     cg.scopes.append({**loop_vars, node.accu_var: accu})
     cg.loops += 1
     with cg.w.indent():
