@@ -7,7 +7,7 @@ import difflib
 import importlib
 import operator
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
@@ -86,9 +86,7 @@ def all_libraries() -> tuple[Library, ...]:
     """
     from kcel.k8s.environment import LATEST, configuration, library
 
-    kubernetes = [
-        lib.library if isinstance(lib, DeferredLibrary) else lib for lib in configuration(LATEST, "stored").libraries
-    ]
+    kubernetes = [loaded(lib) for lib in configuration(LATEST, "stored", LATEST).libraries]
     candidates = [*kubernetes, *cel_libraries(), library("k8s_jsonpatch", None)]
     names: set[str] = set()
     seen: set[str] = set()
@@ -218,7 +216,7 @@ class Env:
                     self._waiting.setdefault(name, []).append(library)
         self._ready = [library for library in self._libraries if not self._waits(library)]
         self._overloads: dict[str, list[Overload]] = {}
-        self._add_overloads({o.function for library in self._ready for o in library.overloads})
+        self._add_overloads()
         self._library_types = {t.name: t for library in self._ready for t in library.types}
         self.constants: dict[str, Any] = {n: v for library in self._ready for n, v in library.constants.items()}
         self._struct_resolvers = tuple(lib.struct_types for lib in self._ready if lib.struct_types is not None)
@@ -230,14 +228,18 @@ class Env:
     def _waits(self, library: Library | DeferredLibrary) -> bool:
         return isinstance(library, DeferredLibrary) and any(library in found for found in self._waiting.values())
 
-    def _add_overloads(self, functions: Iterable[str]) -> None:
-        """Each function's overloads from every library loaded, in the libraries' order, then in cel-go's."""
-        for function in functions:
-            found = [o for library in self._ready for o in library.overloads if o.function == function]
-            rank = _DECLARATION_RANKS.get(function)
-            if rank is not None:  # the checker tries overloads in cel-go's order
-                found.sort(key=lambda o: rank.get(o.id, len(rank)))  # noqa: B023 (used at once)
-            self._overloads[function] = found
+    def _add_overloads(self, functions: Container[str] | None = None) -> None:
+        """The functions' (all functions') overloads from every library loaded, in the libraries' order, then in
+        cel-go's."""
+        found: dict[str, list[Overload]] = {}
+        for library in self._ready:
+            for overload in library.overloads:
+                if functions is None or overload.function in functions:
+                    found.setdefault(overload.function, []).append(overload)
+        for function, rank in _DECLARATION_RANKS.items():  # the checker tries overloads in cel-go's order
+            if function in found:
+                found[function].sort(key=lambda o: rank.get(o.id, len(rank)))  # noqa: B023 (used at once)
+        self._overloads.update(found)
 
     def _load(self, name: str) -> None:
         """Load the deferred libraries that declare `name`, and index what they declare."""
@@ -248,9 +250,9 @@ class Env:
             for found in self._waiting.values():
                 found[:] = [library for library in found if library not in waiting]
             self._ready = [library for library in self._libraries if not self._waits(library)]
-            loaded = [library.library for library in waiting]
-            self._add_overloads({o.function for library in loaded for o in library.overloads})
-            self._library_types.update({t.name: t for library in loaded for t in library.types})
+            arrived = [library.library for library in waiting]
+            self._add_overloads({o.function for library in arrived for o in library.overloads})
+            self._library_types.update({t.name: t for library in arrived for t in library.types})
             self.__dict__.pop("overloads_by_id", None)
             self.__dict__.pop("_signature_type_names", None)
 
