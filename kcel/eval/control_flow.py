@@ -300,12 +300,23 @@ def always_bool(cg: Planner, node: Expr) -> bool:
     possible return bools (`startsWith`, `matches`...): there, what they raise goes to the exact variant."""
     if (isinstance(node, Select) and node.test_only) or (isinstance(node, Call) and node.function in _BOOL_RESULTS):
         return True
+    if read_class(cg, node) is bool:
+        return True
     chosen = cg.chosen.get(node.id) if cg.subscripts and isinstance(node, Call) else None
     if not chosen:
         return False
     assert isinstance(node, Call)
     overloads = [o for o in cg.decls.overloads(node.function) if o.id in chosen]
     return len(overloads) == len(chosen) and all(o.result == BOOL for o in overloads)
+
+
+def read_class(cg: Planner, node: Expr) -> type | None:
+    """In `Program.evaluate`'s variant, the class every read of a schema's scalar field gives (a str, an int, a bool:
+    anything else in the data fails the read, which runs the exact variant); None for any other node."""
+    if not cg.subscripts or not isinstance(node, Select) or node.test_only or cg.is_optional(node.operand):
+        return None
+    access = cg.schema_field(node.operand, node.field)
+    return access.plain if access is not None and access.key is not None else None
 
 
 def _branch(cg: Planner, node: Expr, tolerant: bool) -> str:

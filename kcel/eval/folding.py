@@ -11,9 +11,9 @@ from typing import Any
 
 from kcel.checker.decls import Overload
 from kcel.errors import EvalError, PlanError
-from kcel.eval import runtime
+from kcel.eval import control_flow, runtime
 from kcel.eval.dispatch import dispatcher
-from kcel.parser.ast import Call, Const, CreateList, CreateMap, Expr, Ident, Select
+from kcel.parser.ast import Call, Const, CreateList, CreateMap, Expr, Ident
 
 # cel-go's IsTypeConversionFunction: with a constant argument these are folded when planning.
 TYPE_CONVERSIONS = frozenset(
@@ -73,18 +73,10 @@ def in_constant_set(cg: Any, node: Call, elements: tuple[Any, ...]) -> str:
     (item,) = cg.gen_args(node.args[:1])
     if all(e.__class__ is str for e in elements):  # a str hashes as CEL compares it; nothing else is in it
         value, strings = cg.temp("_i"), cg.bind(frozenset(elements), "_set")
-        if cg.subscripts and _string_field(cg, node.args[0]):  # anything else unhashable runs the exact variant
+        if control_flow.read_class(cg, node.args[0]) is str:  # a str, as the reads in that variant are checked
             return f"({item} in {strings})"
         return f"(({value} := {item}).__class__ is str and {value} in {strings})"
     return f"_in_container({item}, {cg.bind(list(elements), '_list')})"
-
-
-def _string_field(cg: Any, node: Expr) -> bool:
-    """Whether `node` reads a string field of a schema object, which gives a str on data that matches the schema."""
-    if not isinstance(node, Select) or node.test_only or cg.is_optional(node.operand):
-        return False
-    access = cg.schema_field(node.operand, node.field)
-    return access is not None and access.plain is str
 
 
 def _constants(cg: Any, nodes: Sequence[Expr]) -> list[Any] | None:
