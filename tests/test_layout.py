@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from kcel.webhook.command import SERVER_PACKAGES
+
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 800
 
@@ -44,7 +46,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.cli", "kcel.completion", "kcel.commands"),  # the front end; kcel.commands: check, validate
 )
 LAZY_FRONT_ENDS = ("kcel.repl", "kcel.webhook", "kcel.lsp", "kcel.k8s.admission", "kcel.suites", "kcel.cli")
-SERVER_PACKAGES = ("starlette", "uvicorn", "prometheus_client", "orjson")
 
 
 def _modules(package: str) -> dict[str, Path]:
