@@ -317,15 +317,19 @@ class Webhook:
         log.warning("bad admission request", extra={"fields": fields})
         return self._count(path, Answer(status, encode(status_body(status, message)), close=True))
 
+    def _closes(self, path: str, status: int) -> bool:
+        """Count the answer; whether it should close its connection: while draining, the client reconnects for its
+        next request, to a replica that is not stopping."""
+        self.metrics.requests.labels(path, str(status)).inc()
+        return self.draining
+
     def _count(self, path: str, answer: Answer) -> Answer:
-        self.metrics.requests.labels(path, str(answer.status)).inc()
-        if self.draining and not answer.close:  # the client reconnects for its next request, to a replica that is
-            return dataclasses.replace(answer, close=True)  # not stopping
-        return answer
+        """A review's (or a refusal's) answer, counted."""
+        return dataclasses.replace(answer, close=True) if self._closes(path, answer.status) else answer
 
     def _counted(self, path: str, response: Response) -> Response:
-        self.metrics.requests.labels(path, str(response.status_code)).inc()
-        if self.draining:
+        """A probe's or /metrics' Starlette response, counted."""
+        if self._closes(path, response.status_code):
             response.headers["connection"] = "close"
         return response
 

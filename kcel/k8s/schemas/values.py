@@ -22,7 +22,7 @@ from kcel.k8s.schemas.escaping import escape
 from kcel.k8s.schemas.maplist import item_key
 from kcel.k8s.schemas.schema import Schema
 from kcel.temporal import Duration, Timestamp
-from kcel.values import NONE, Optional, TypedList
+from kcel.values import NONE, Optional, TypedList, is_mapping
 
 Convert = Callable[[Any], Any]
 
@@ -145,7 +145,7 @@ def _null(decl: DeclType) -> Any:
 
 
 def _check_object(value: Any) -> Any:
-    if value.__class__ is dict or isinstance(value, Mapping):
+    if is_mapping(value):
         return value
     raise EvalError("invalid data, expected a map for the provided schema with type=object")
 
