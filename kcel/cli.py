@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from kcel import colour, interrupts
 from kcel.commands import UsageError, positive, read_documents
@@ -253,6 +254,19 @@ def package_version() -> str:
         return version("kcel")
     except PackageNotFoundError:
         return "(not installed)"
+
+
+def console() -> NoReturn:
+    """The installed `kcel` script: `main`, then an exit without the interpreter's last garbage collections.
+
+    Everything the command made is frozen first (`gc.freeze`), so the collections the interpreter runs while it
+    tears the modules down skip it: they found nothing to free and took 30 ms, a sixth of `kcel eval`'s time.
+    Objects are still released, and files closed, as their modules go."""
+    try:
+        code = main()
+    finally:  # argparse's --help, --version and usage errors exit from inside `main`
+        gc.freeze()
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:

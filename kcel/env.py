@@ -222,8 +222,7 @@ class Env:
         self._struct_resolvers = tuple(lib.struct_types for lib in self._ready if lib.struct_types is not None)
         self.ast_validators = tuple(v for library in self._ready for v in library.validators)
         self.mixed_literal_functions = frozenset(f for library in self._ready for f in library.mixed_literal_functions)
-        self.__dict__.pop("overloads_by_id", None)
-        self.__dict__.pop("_signature_type_names", None)
+        self._forget_derived()
 
     def _waits(self, library: Library | DeferredLibrary) -> bool:
         return isinstance(library, DeferredLibrary) and any(library in found for found in self._waiting.values())
@@ -253,8 +252,12 @@ class Env:
             arrived = [library.library for library in waiting]
             self._add_overloads({o.function for library in arrived for o in library.overloads})
             self._library_types.update({t.name: t for library in arrived for t in library.types})
-            self.__dict__.pop("overloads_by_id", None)
-            self.__dict__.pop("_signature_type_names", None)
+            self._forget_derived()
+
+    def _forget_derived(self) -> None:
+        """Drop what was computed from the libraries loaded so far."""
+        for cached in ("overloads_by_id", "_loaded_overloads_by_id", "_signature_type_names"):
+            self.__dict__.pop(cached, None)
 
     @property
     def libraries(self) -> list[Library]:
@@ -372,7 +375,15 @@ class Env:
             raise ValueError("cost estimation needs a type-checked program")
         from kcel.cost import estimate  # the estimator only when a cost is asked for
 
-        return estimate(program.checked, self.overloads_by_id, sizes, self.presence_test_cost, self.tracks_sizes)
+        by_id = self._loaded_overloads_by_id  # what the checker chose came from a loaded library, unless another
+        if any(i not in by_id for ids in program.checked.overloads.values() for i in ids):  # Env checked it
+            by_id = self.overloads_by_id
+        return estimate(program.checked, by_id, sizes, self.presence_test_cost, self.tracks_sizes)
+
+    @cached_property
+    def _loaded_overloads_by_id(self) -> Mapping[str, Overload]:
+        """The overloads of the libraries loaded so far by id: estimating a cost loads no deferred library."""
+        return {o.id: o for library in self._ready for o in loaded(library).overloads}
 
     def compile(self, text: str, check: bool = True) -> Program:
         """Parse, type-check (unless `check=False`) and plan; raises `CompileError` rendered like cel-go."""

@@ -13,11 +13,21 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
 from kcel.parser.ast import Call, Comprehension, Const, Ident, Select
-from kcel.parser.lexer import ContextualLexer
+from kcel.parser.lexer import SETTLE_AFTER, ContextualLexer
 
 OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "contextual", "cache": True}
 STOCK = Lark.open_from_package("kcel.parser", "cel.lark", **OPTIONS)
-OURS = Lark.open_from_package("kcel.parser", "cel.lark", **OPTIONS, _plugins={"ContextualLexer": ContextualLexer})
+
+
+def ours(parses: int) -> Lark:
+    """A parser with kcel's lexer, as if it had parsed `parses` texts before."""
+    built = Lark.open_from_package("kcel.parser", "cel.lark", **OPTIONS, _plugins={"ContextualLexer": ContextualLexer})
+    built.parser.lexer.parses = parses
+    return built
+
+
+FIRST = ours(-(10**9))  # scans with the shared scanner for the whole test
+SETTLED = ours(SETTLE_AFTER - 1)  # each state with its own from the first parse on
 
 TEXTS = [
     "a + -1 - 1 - -1", "a-1", "- 1", "--1", "1 -1", "x.in && a.true", "M{in: 1, null: 2}", "a index",
@@ -57,14 +67,28 @@ def test_tokens_have_the_fields_the_lexer_sets() -> None:
 
 @pytest.mark.parametrize("text", TEXTS)
 def test_lexer_yields_larks_tokens(text: str) -> None:
-    assert stream(OURS, text) == stream(STOCK, text)
+    assert stream(FIRST, text) == stream(STOCK, text)
+    assert stream(SETTLED, text) == stream(STOCK, text)
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=20))
 def test_lexer_yields_larks_tokens_for_any_soup(pieces: list[str]) -> None:
     text = "".join(pieces)
-    assert stream(OURS, text) == stream(STOCK, text)
+    assert stream(FIRST, text) == stream(STOCK, text)
+    assert stream(SETTLED, text) == stream(STOCK, text)
+
+
+def test_lexer_scans_with_the_shared_scanner_until_settled() -> None:
+    parser = ours(0)
+    lexer = parser.parser.lexer
+    for _ in range(SETTLE_AFTER - 2):
+        assert stream(parser, "a + b.c(1, [2])")[1] is None
+    assert lexer.plans and all(plan.parts is lexer.shared and plan._own is None for plan in lexer.plans.values())
+    assert stream(parser, "a-1") == stream(STOCK, "a-1")  # `-1` is no token after an operand: the state's scanner
+    assert [plan._own is not None for plan in lexer.plans.values()].count(True) == 1
+    stream(parser, "a")  # the parse that settles
+    assert all(plan.parts is plan._own for plan in lexer.plans.values())
 
 
 def test_nodes_stay_frozen_dataclasses() -> None:
