@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -37,8 +39,11 @@ ENVIRONMENT_NAMES = ("crd", "validating-policy", "mutating-policy", "webhook-mat
                      "authn-user", "authz-match")  # fmt: skip
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `kcel` command line (argparse; every subcommand's help ends with working examples)."""
+def build_parser(wanted: str | None = None) -> argparse.ArgumentParser:
+    """The `kcel` command line (argparse; every subcommand's help ends with working examples).
+
+    With `wanted`, only that command's options are declared; the others are listed (for `--help` and usage errors)
+    without theirs: declaring them all, and importing the modules that declare some, took 10 ms of every start."""
     parser = argparse.ArgumentParser(
         prog="kcel",
         description="CEL as the Kubernetes API server runs it: evaluate expressions, check CRDs, validate objects.",
@@ -50,10 +55,93 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, nargs=0, help="show kcel's version and exit")
     _add_color_option(parser, "auto")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    table = _commands()
+    for name, (summary, epilog, configure) in table.items():
+        command = _command(commands, name, summary, epilog)
+        if wanted not in table or wanted == name:  # (`--col never eval`: not a command, so all of them)
+            configure(command)
+    return parser
 
-    evaluate = _command(commands, "eval", "evaluate an expression", EVAL_EXAMPLES)
-    evaluate.add_argument("expression")
-    evaluate.add_argument(
+
+Configure = Callable[[argparse.ArgumentParser], None]
+
+
+def _commands() -> dict[str, tuple[str, str, Configure]]:
+    """Every command in the order `kcel --help` lists them: its summary, the end of its help, what declares its
+    options."""
+    from kcel.k8s.surfaces import command as surface_command
+
+    return {
+        "eval": ("evaluate an expression", EVAL_EXAMPLES, _configure_eval),
+        "parse": ("parse an expression and print it back (or its AST)",
+                  "examples:\n  kcel parse 'a.all(x, x > 0)'\n  kcel parse --dump 'a.b + 1'\n", _configure_parse),
+        "check": (
+            "check CRDs, admission policies, webhook configurations, DRA device classes and claims, authentication "
+            "and authorization configuration as the API server does on create (or load): CEL compiles, costs fit "
+            "the limits",
+            "examples:\n  kcel check examples/widget-crd.yaml\n  kcel check examples/expensive-crd.yaml\n"
+            "  kcel check -o json crds/\n  kcel check examples/\n\n"
+            "Exit status: 0 accepted (or nothing to check, unless --strict), 1 rejected or unreadable, 2 bad usage.\n",
+            _configure_check,
+        ),
+        "validate": (
+            "validate custom resources as the API server would: decoding, pruning, defaulting, schema, CEL rules",
+            "Each object is checked against the CRD its apiVersion and kind name, as a create request (an update "
+            "when --old holds an object of the same kind, namespace and name).\n\nexamples:\n"
+            "  kcel validate --crd examples/widget-crd.yaml examples/widget.yaml\n"
+            "  kcel validate --crd crds/ --old before/ after/\n\n"
+            "Exit status: 0 all valid, 1 any invalid or unreadable, 2 bad usage.\n",
+            _configure_validate,
+        ),
+        "admit": ("decide as the API server's Mutating- and ValidatingAdmissionPolicies would, offline", "",
+                  _configured_by("kcel.k8s.admission.command")),
+        "audit": ("what new admission policies or CRDs would do to the objects a cluster stores, from a snapshot "
+                  "(kubectl get -A -o yaml)", "", _configured_by("kcel.commands.audit")),
+        **{name: (summary, "", configure) for name, (summary, configure) in surface_command.COMMANDS.items()},
+        "test": ("run suites of cases (CRDs, admission policies, webhook matchConditions, DRA selectors, "
+                 "authentication and authorization configuration) as the API server would answer them", "",
+                 _configured_by("kcel.suites.command")),
+        "serve": (
+            "run an admission webhook that enforces Validating- and MutatingAdmissionPolicies",
+            "examples:\n  kcel serve --policies examples/admission/policies --cert tls.crt --key tls.key\n"
+            "  kcel serve --policies policies/ --insecure-http --port 8080   # local testing only\n",
+            _configured_by("kcel.webhook.command"),
+        ),
+        "repl": ("author policy expressions interactively (types, costs, explanations)",
+                 "examples:\n  kcel repl\n  kcel repl --k8s-version 1.34\n\nType %help inside.\n", _configure_repl),
+        "completion": ("print a shell completion script",
+                       "examples:\n  source <(kcel completion bash)          # in ~/.bashrc\n"
+                       "  kcel completion zsh > \"${fpath[1]}/_kcel\"\n"
+                       "  kcel completion fish > ~/.config/fish/completions/kcel.fish\n", _configure_completion),
+        "lsp": ("serve the Language Server Protocol for editors (pip install 'kcel[lsp]')",
+                "examples:\n  kcel lsp                 # stdio, as editors start it\n"
+                "  kcel lsp --tcp 127.0.0.1:2087   # for debugging\n", _configure_lsp),
+    }  # fmt: skip
+
+
+def _configured_by(module: str) -> Configure:
+    """A command whose module declares its options (`configure`), imported only when that command runs."""
+
+    def configure(command: argparse.ArgumentParser) -> None:
+        importlib.import_module(module).configure(command)
+
+    return configure
+
+
+def wanted_command(argv: Sequence[str]) -> str | None:
+    """The command an argument list names: its first word that is not an option (or `--color`'s value)."""
+    arguments = iter(argv)
+    for argument in arguments:
+        if argument == "--color":
+            next(arguments, None)
+        elif not argument.startswith("-"):
+            return argument
+    return None
+
+
+def _configure_eval(command: argparse.ArgumentParser) -> None:
+    command.add_argument("expression")
+    command.add_argument(
         "--var",
         "-v",
         action="append",
@@ -61,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=JSON",
         help="a variable's value as JSON (a bare word is a string)",
     )
-    evaluate.add_argument(
+    command.add_argument(
         "--input",
         "-i",
         "--file",
@@ -73,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a variable's value from a JSON/YAML file; without NAME= the "
         "file holds a mapping of variable names to values",
     )
-    evaluate.add_argument(
+    command.add_argument(
         "--decl",
         "-d",
         action="append",
@@ -81,137 +169,97 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME:TYPE",
         help="declare a variable's type (e.g. 'self:map(string, int)'); undeclared ones are dyn",
     )
-    evaluate.add_argument(
+    command.add_argument(
         "--messages", action="append", default=[], metavar="FILE",
         help="protobuf message types: a FileDescriptorSet (protoc --include_imports --descriptor_set_out=FILE, or "
         "its JSON); variables declared with a message type take their values in protobuf's JSON (kcel[protobuf])",
     )  # fmt: skip
-    add_version_option(evaluate)
-    evaluate.add_argument(
+    add_version_option(command)
+    command.add_argument(
         "--env", metavar="NAME", choices=ENVIRONMENT_NAMES,
         help="the CEL environment of a place Kubernetes runs CEL, with its variables and libraries: "
         + ", ".join(ENVIRONMENT_NAMES),
     )  # fmt: skip
-    evaluate.add_argument("--cost", action="store_true", help="also print the runtime cost (cel-go's units)")
-    evaluate.add_argument(
+    command.add_argument("--cost", action="store_true", help="also print the runtime cost (cel-go's units)")
+    command.add_argument(
         "--cost-limit",
         type=int,
         default=DEFAULT_COST_LIMIT,
         metavar="N",
         help=f"stop past this runtime cost (default {DEFAULT_COST_LIMIT:,}, the API server's)",
     )
-    evaluate.add_argument(
+    command.add_argument(
         "--explain",
         action="store_true",
         help="show the value of every subexpression and what decided &&, ||, ?: and macros",
     )
-    evaluate.add_argument("--show-python", action="store_true", help="print the generated Python function")
-    evaluate.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    command.add_argument("--show-python", action="store_true", help="print the generated Python function")
+    command.add_argument("--output", "-o", choices=("text", "json"), default="text")
 
-    parse_cmd = _command(commands, "parse", "parse an expression and print it back (or its AST)",
-                         "examples:\n  kcel parse 'a.all(x, x > 0)'\n  kcel parse --dump 'a.b + 1'\n")  # fmt: skip
-    parse_cmd.add_argument("expression")
-    parse_cmd.add_argument("--dump", action="store_true", help="print the AST with node ids")
 
-    check = _command(
-        commands, "check",
-        "check CRDs, admission policies, webhook configurations, DRA device classes and claims, authentication and "
-        "authorization configuration as the API server does on create (or load): CEL compiles, costs fit the limits",
-        "examples:\n  kcel check examples/widget-crd.yaml\n  kcel check examples/expensive-crd.yaml\n"
-        "  kcel check -o json crds/\n  kcel check examples/\n\n"
-        "Exit status: 0 accepted (or nothing to check, unless --strict), 1 rejected or unreadable, 2 bad usage.\n",
-    )  # fmt: skip
-    check.add_argument("crds", nargs="+", metavar="FILE|DIR")
-    check.add_argument("--strict", action="store_true",
-                       help="fail when nothing in the files holds CEL to check (by default that is said, and passes: "
-                       "a pre-commit hook given only samples)")  # fmt: skip
-    check.add_argument("--output", "-o", choices=CI_OUTPUTS, default="text",
-                       help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: SARIF "
-                       "2.1.0, for code scanning; junit: JUnit XML, a test case per CRD or object")  # fmt: skip
-    add_version_option(check, several=True)
-    check.add_argument(
+def _configure_parse(command: argparse.ArgumentParser) -> None:
+    command.add_argument("expression")
+    command.add_argument("--dump", action="store_true", help="print the AST with node ids")
+
+
+def _configure_check(command: argparse.ArgumentParser) -> None:
+    command.add_argument("crds", nargs="+", metavar="FILE|DIR")
+    command.add_argument("--strict", action="store_true",
+                         help="fail when nothing in the files holds CEL to check (by default that is said, and passes: "
+                         "a pre-commit hook given only samples)")  # fmt: skip
+    command.add_argument("--output", "-o", choices=CI_OUTPUTS, default="text",
+                         help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: SARIF "
+                         "2.1.0, for code scanning; junit: JUnit XML, a test case per CRD or object")  # fmt: skip
+    add_version_option(command, several=True)
+    command.add_argument(
         "--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",
         help="worker processes for many files (default: one per CPU); the output keeps file order",
     )  # fmt: skip
-    check.add_argument(
+    command.add_argument(
         "--explain-above", type=float, default=10.0, metavar="PERCENT",
         help="explain the cost of expressions above this share of the per-expression limit (default 10)",
     )  # fmt: skip
 
-    validate = _command(
-        commands, "validate",
-        "validate custom resources as the API server would: decoding, pruning, defaulting, schema, CEL rules",
-        "Each object is checked against the CRD its apiVersion and kind name, as a create request (an update "
-        "when --old holds an object of the same kind, namespace and name).\n\nexamples:\n"
-        "  kcel validate --crd examples/widget-crd.yaml examples/widget.yaml\n"
-        "  kcel validate --crd crds/ --old before/ after/\n\n"
-        "Exit status: 0 all valid, 1 any invalid or unreadable, 2 bad usage.\n",
-    )  # fmt: skip
-    validate.add_argument("files", nargs="+", metavar="FILE|DIR", help="manifests (YAML/JSON; directories recursively)")
-    validate.add_argument("--crd", action="append", required=True, metavar="CRD|DIR", help="CRD files (repeatable)")
-    validate.add_argument("--old", action="append", default=[], metavar="FILE|DIR", help="objects before an update")
-    validate.add_argument("--subresource", choices=("status",), help="validate updates as status updates")
-    validate.add_argument(
+
+def _configure_validate(command: argparse.ArgumentParser) -> None:
+    command.add_argument("files", nargs="+", metavar="FILE|DIR", help="manifests (YAML/JSON; directories recursively)")
+    command.add_argument("--crd", action="append", required=True, metavar="CRD|DIR", help="CRD files (repeatable)")
+    command.add_argument("--old", action="append", default=[], metavar="FILE|DIR", help="objects before an update")
+    command.add_argument("--subresource", choices=("status",), help="validate updates as status updates")
+    command.add_argument(
         "--validate", dest="field_validation", choices=("strict", "warn", "ignore"), default="strict",
         help="unknown and duplicate fields: reject (kubectl's default), warn, or drop silently",
     )  # fmt: skip
-    validate.add_argument("--namespace", "-n", default="default", help="namespace of objects that name none")
-    validate.add_argument(
+    command.add_argument("--namespace", "-n", default="default", help="namespace of objects that name none")
+    command.add_argument(
         "--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",
         help="worker processes for many files (default: one per CPU); the output keeps file order",
     )  # fmt: skip
-    validate.add_argument("--skip-kind", action="append", default=[], metavar="KIND[,KIND]",
-                          help="do not validate documents of these kinds (repeatable)")  # fmt: skip
-    validate.add_argument("--strict", action="store_true",
-                          help="documents no CRD given types (kustomization files, RBAC, built-in kinds) are errors; "
-                          "by default they are skipped and counted")  # fmt: skip
-    validate.add_argument("--verbose", "-v", action="store_true", help="also list the valid and skipped objects")
-    validate.add_argument("--output", "-o", choices=CI_OUTPUTS, default="text",
-                          help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: "
-                          "SARIF 2.1.0, for code scanning; junit: JUnit XML, a test case per object")  # fmt: skip
-    add_version_option(validate, several=True)
+    command.add_argument("--skip-kind", action="append", default=[], metavar="KIND[,KIND]",
+                         help="do not validate documents of these kinds (repeatable)")  # fmt: skip
+    command.add_argument("--strict", action="store_true",
+                         help="documents no CRD given types (kustomization files, RBAC, built-in kinds) are errors; "
+                         "by default they are skipped and counted")  # fmt: skip
+    command.add_argument("--verbose", "-v", action="store_true", help="also list the valid and skipped objects")
+    command.add_argument("--output", "-o", choices=CI_OUTPUTS, default="text",
+                         help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: "
+                         "SARIF 2.1.0, for code scanning; junit: JUnit XML, a test case per object")  # fmt: skip
+    add_version_option(command, several=True)
 
-    from kcel.commands import audit as audit_command
-    from kcel.k8s.admission import command as admit_command
-    from kcel.k8s.surfaces import command as surface_command
-    from kcel.suites import command as test_command
-    from kcel.webhook import command as serve_command
 
-    admit_command.configure(_command(
-        commands, "admit", "decide as the API server's Mutating- and ValidatingAdmissionPolicies would, offline", ""
-    ))  # fmt: skip
-    audit_command.configure(_command(
-        commands, "audit", "what new admission policies or CRDs would do to the objects a cluster stores, from a "
-        "snapshot (kubectl get -A -o yaml)", ""
-    ))  # fmt: skip
-    for name, (summary, configure) in surface_command.COMMANDS.items():
-        configure(_command(commands, name, summary, ""))
-    test_command.configure(_command(
-        commands, "test", "run suites of cases (CRDs, admission policies, webhook matchConditions, DRA selectors, "
-        "authentication and authorization configuration) as the API server would answer them", ""
-    ))  # fmt: skip
-    serve_command.configure(_command(
-        commands, "serve", "run an admission webhook that enforces Validating- and MutatingAdmissionPolicies",
-        "examples:\n  kcel serve --policies examples/admission/policies --cert tls.crt --key tls.key\n"
-        "  kcel serve --policies policies/ --insecure-http --port 8080   # local testing only\n",
-    ))  # fmt: skip
+def _configure_repl(command: argparse.ArgumentParser) -> None:
+    add_version_option(command)
+    command.add_argument("--history", metavar="FILE", help="history file (default ~/.kcel_history)")
+    command.add_argument("--messages", action="append", default=[], metavar="FILE",
+                         help="protobuf message types from a FileDescriptorSet, as for kcel eval")  # fmt: skip
 
-    repl = _command(commands, "repl", "author policy expressions interactively (types, costs, explanations)",
-                    "examples:\n  kcel repl\n  kcel repl --k8s-version 1.34\n\nType %help inside.\n")  # fmt: skip
-    completion = _command(commands, "completion", "print a shell completion script",
-                          "examples:\n  source <(kcel completion bash)          # in ~/.bashrc\n"
-                          "  kcel completion zsh > \"${fpath[1]}/_kcel\"\n"
-                          "  kcel completion fish > ~/.config/fish/completions/kcel.fish\n")  # fmt: skip
-    completion.add_argument("shell", choices=("bash", "zsh", "fish"))
-    language_server = _command(commands, "lsp", "serve the Language Server Protocol for editors (pip install "
-                               "'kcel[lsp]')", "examples:\n  kcel lsp                 # stdio, as editors start it\n"
-                               "  kcel lsp --tcp 127.0.0.1:2087   # for debugging\n")  # fmt: skip
-    language_server.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
-    add_version_option(repl)
-    repl.add_argument("--history", metavar="FILE", help="history file (default ~/.kcel_history)")
-    repl.add_argument("--messages", action="append", default=[], metavar="FILE",
-                      help="protobuf message types from a FileDescriptorSet, as for kcel eval")  # fmt: skip
-    return parser
+
+def _configure_completion(command: argparse.ArgumentParser) -> None:
+    command.add_argument("shell", choices=("bash", "zsh", "fish"))
+
+
+def _configure_lsp(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
 
 
 def _language_server(tcp: str | None) -> int:
@@ -295,7 +343,8 @@ def _discard_stdout() -> None:
 
 
 def _run(argv: list[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else argv
+    args = build_parser(wanted_command(arguments)).parse_args(arguments)
     colour.choose(args.color)
     try:
         if args.command == "parse":

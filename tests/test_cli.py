@@ -353,3 +353,23 @@ def test_check_on_several_workers_prints_what_one_prints(tmp_path: Path, capsys:
     assert outputs[0] == outputs[1]
     assert outputs[0][0] == 1 and "12 CRDs, 36 rules: 1 rejected" in outputs[0][2]
     assert outputs[0][1].index("widgets.example4.com: accepted") < outputs[0][1].index("widgets.example5.com: rejected")
+
+
+def test_the_parser_of_one_command_is_the_full_parser_for_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """`main` declares only the named command's options; its help and the list of commands stay the same."""
+    from kcel.cli import build_parser, wanted_command
+
+    assert wanted_command(["--color", "never", "eval", "1"]) == "eval"
+    assert wanted_command(["--color=never", "-h"]) is None
+    every = build_parser()
+    commands = every._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    names = list(commands)
+    assert names[:4] == ["eval", "parse", "check", "validate"] and "serve" in names and names[-1] == "lsp"
+    for name in names:
+        alone = build_parser(name)
+        assert alone.format_help() == every.format_help()
+        declared = alone._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+        assert declared[name].format_help() == commands[name].format_help()
+        assert [n for n in names if len(declared[n]._actions) > 2] == [name]  # beyond --help and --color
+    assert main(["--col", "never", "eval", "1 + 2"]) == 0  # an abbreviated option: every command is declared
+    assert capsys.readouterr().out == "3 : int\n"
