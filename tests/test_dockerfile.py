@@ -27,7 +27,7 @@ def test_the_image_installs_kcel_with_every_users_extra() -> None:
 def test_the_image_copies_what_the_package_is_built_from_and_runs_kcel() -> None:
     copied = {part for line in DOCKERFILE.splitlines() if line.startswith("COPY") for part in line.split()[1:-1]}
     assert {"pyproject.toml", "README.md", "kcel", "conformance"} <= copied  # the packages pyproject includes
-    assert PROJECT["readme"] == "README.md" and PROJECT["scripts"]["kcel"] == "kcel.cli:main"
+    assert PROJECT["readme"] == "README.md" and PROJECT["scripts"]["kcel"] == "kcel.cli:console"
     assert 'ENTRYPOINT ["kcel"]' in DOCKERFILE and re.search(r"^USER \d+", DOCKERFILE, re.MULTILINE)
 
 
