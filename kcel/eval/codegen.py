@@ -372,7 +372,10 @@ class CodeGen:
             read = self.bind(access.read, "_get")
             if access.key is None and self.loops and not self.metered and not self.traced:
                 if self.read_from_input(node):  # a conversion (a list's, a map's) once, not at every step
-                    cell = self.temp("_r")
+                    cell = self.temp("_r")  # at once in the fast variant: if the read fails, the exact one runs
+                    if self.subscripts:
+                        self.preamble.append(f"{cell} = {read}({operand})")
+                        return cell
                     self.preamble.append(f"{cell} = _Lazy(lambda: {read}({operand}))")
                     return f"({cell}.value if {cell}.done else _force({cell}))"
             if access.owner is not None and self.inline and _is_attribute_name(access.attribute):
@@ -541,13 +544,7 @@ class CodeGen:
             if folded and isinstance(elements, tuple) and all(e.__class__ in _SET_ELEMENTS for e in elements):
                 return folding.in_constant_set(self, node, elements)
         if fn == "@in" and self.loops and not self.metered and not self.traced and self.read_from_input(node.args[1]):
-            item, container = self.gen_args(node.args)
-            index = self.temp("_mi")
-            self.preamble.append(f"{index} = _MemberIndex()")
-            c, i = self.temp("_c"), self.temp("_i")  # in the fast variant, an indexed string item is one set lookup
-            hit = f"({c} := {container}) is {index}.container and ({i} := {item}).__class__ is str"
-            fast = f"({i} in {index}.strings if {hit} else {index}.contains({item}, {c}))"
-            return fast if self.subscripts else f"{index}.contains({item}, {container})"
+            return control_flow.loop_membership(self, node)
         if fn in _BINARY_HELPERS:
             return self.binary(node)
         if fn == "cel.@mapInsert":

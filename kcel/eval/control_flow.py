@@ -49,6 +49,7 @@ class Planner(Protocol):
     subscripts: bool  # `Program.evaluate`'s variant, which runs the exact one upon any error: nothing to absorb
     chosen: Any  # node id -> the overload ids the checker left possible
     presence: str  # the extra argument of presence tests (`, True` when a bad one is an error)
+    preamble: list[str]  # statements at the start of the function, after reading the variables
 
     def gen(self, node: Expr, tolerant: bool = False) -> str: ...
     def resolved(self, node: Expr, tolerant: bool = False) -> str: ...
@@ -590,3 +591,21 @@ def _appended_element(node: Comprehension) -> tuple[Expr | None, Expr] | None:
 
 def _is_ident(node: Expr, name: str) -> bool:
     return isinstance(node, Ident) and node.name == name
+
+
+def loop_membership(cg: Planner, node: Call) -> str:
+    """`x in list` in a loop, over a list read from the evaluation's input: the same list at every step, so its
+    strings are indexed once (only a string equals a string in CEL; any other item tests the list itself). The fast
+    variant indexes them before the loop (if that fails, say on a map, the exact variant runs); the others on first
+    use, as a read may fail and a loop may not run."""
+    item, container = cg.gen_args(node.args)
+    if cg.subscripts:
+        cell = container if container.isidentifier() else cg.temp("_r")
+        strings, i = cg.temp("_s"), cg.temp("_i")
+        if cell != container:
+            cg.preamble.append(f"{cell} = {container}")
+        cg.preamble.append(f"{strings} = _string_set({cell})")
+        return f"({i} in {strings} if ({i} := {item}).__class__ is str else _in_container({i}, {cell}))"
+    index = cg.temp("_mi")
+    cg.preamble.append(f"{index} = _MemberIndex()")
+    return f"{index}.contains({item}, {container})"

@@ -425,6 +425,13 @@ class MemberIndex:
         return in_container(item, container)
 
 
+def string_set(container: Any) -> frozenset[str]:
+    """The strings of a list, for `x in list` tests with string items (see `MemberIndex`)."""
+    if container.__class__ is not list and not isinstance(container, TypedList):
+        raise EvalError("not a list")  # the fast variant's only: the exact variant answers
+    return frozenset([element for element in container if element.__class__ is str])
+
+
 def size(value: Any) -> int:
     tv = type(value)
     if (
@@ -749,8 +756,8 @@ EXPORTED = {"raise": raise_error} | {
         "add", "subtract", "multiply", "divide", "modulo", "negate", "add_int64", "subtract_int64",
         "divide_int64", "modulo_int64", "divide_double", "less", "less_equals",
         "greater", "greater_equals", "equals", "not_equals", "index", "select", "has_field", "in_container",
-        "MemberIndex", "size", "iterate", "iterate_pairs", "map_insert", "map_insert_entry", "optional_select",
-        "optional_index",
+        "MemberIndex", "string_set", "size", "iterate", "iterate_pairs", "map_insert", "map_insert_entry",
+        "optional_select", "optional_index",
         "type_of", "cel_equals", "list_with_optionals", "make_map_optional", "optional_missing",
         "optional_value",
         "Lazy", "force", "UNBOUND", "INPUT_CONVERSIONS", "convert_input", "SPECIAL_INPUT", "special_input", "bound",
