@@ -159,7 +159,9 @@ TYPED = ["self.s == 'a'", "self.i + 1 > 1", "self.b || self.o.s == 'a'", "has(se
          "(self.i < 1) ? 'lt' : 'ge'", "self.s.startsWith('a') && self.i > 0 || !self.b",
          "self.l.exists(x, x.startsWith('b')) || self.i > 1", "self.s == 'a' && self.i in [1, 2]",
          "self.s in ['a', 'b'] || self.o.s in ['']", "self.m.all(k, self.m[k] in ['a'])",
-         "self.l.map(x, x).size() == self.l.size()", "self.set.all(x, x in self.set && !(x in self.l))"]  # fmt: skip
+         "self.l.map(x, x).size() == self.l.size()", "self.set.all(x, x in self.set && !(x in self.l))",
+         "has(self.o.s) ? self.o.s : 'none'",
+         "has(self.o.s) ? (has(self.o.s) ? self.o : other.o) : self.o"]  # fmt: skip
 # A datetime converts to a timestamp on the way in; the fast variant skips that for schema objects (kcel.eval.codegen)
 wrong = st.sampled_from([None, 1, True, 1.5, "a", [], {}, ["a"], {"s": "a"}, datetime(2024, 1, 1, tzinfo=timezone.utc)])
 typed_values = {

@@ -151,6 +151,7 @@ class CodeGen:
         self.resolved_attribute: int | None = None  # the step charging an attribute cel-go resolves (a key, a branch)
         self.loops = 0  # comprehension loops around the code being generated
         self.preamble: list[str] = []  # statements at the start of the function, after reading the variables
+        self.held: dict[Expr, str] = {}  # the fast variant's reads of the input already in a temporary here
         # cel-go's EnableErrorOnBadPresenceTest (cel-spec's conformance environment sets it, Kubernetes does not):
         # a presence test or optional selection on an int, a string... is an error rather than absent.
         self.presence = ", True" if decls.error_on_bad_presence_test else ""
@@ -358,6 +359,8 @@ class CodeGen:
         return isinstance(node, Ident) and self.lookup(node.name) is None and self.decls.is_variable(node.name)
 
     def select(self, node: Select) -> str:
+        if self.held and node in self.held:
+            return self.held[node]
         resolved = self.resolve_select(node) if not node.test_only else None
         if resolved is not None:
             return resolved

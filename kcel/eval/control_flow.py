@@ -50,6 +50,7 @@ class Planner(Protocol):
     chosen: Any  # node id -> the overload ids the checker left possible
     presence: str  # the extra argument of presence tests (`, True` when a bad one is an error)
     preamble: list[str]  # statements at the start of the function, after reading the variables
+    held: dict[Expr, str]  # the fast variant's reads of the input already in a temporary here
 
     def gen(self, node: Expr, tolerant: bool = False) -> str: ...
     def resolved(self, node: Expr, tolerant: bool = False) -> str: ...
@@ -61,6 +62,7 @@ class Planner(Protocol):
     def plans_as_attribute(self, node: Expr) -> bool: ...
     def qualifier_cost(self, node: Expr, operand: Expr) -> int: ...
     def cannot_fail(self, node: Expr) -> bool: ...
+    def read_from_input(self, node: Expr) -> bool: ...
     def bind(self, value: Any, prefix: str = "_k") -> str: ...
     def deep(self) -> bool: ...
     def spill(self, text: str) -> str: ...
@@ -269,6 +271,7 @@ def not_strictly_false(cg: Planner, operand: Expr) -> str:
 def conditional(cg: Planner, node: Call, tolerant: bool) -> str:
     """`c ? a : b` as an `if` statement; only the chosen branch is evaluated."""
     cond, then, other = node.args
+    held = _hold_tested_object(cg, cond)
     test = cg.gen(cond)
     result = cg.temp()
     cg.flush()
@@ -280,7 +283,24 @@ def conditional(cg: Planner, node: Call, tolerant: bool) -> str:
     with cg.w.indent():
         cg.w.line(f"{result} = {_branch(cg, other, tolerant)}")
         cg.flush()
+    if held is not None:
+        del cg.held[held]
     return result
+
+
+def _hold_tested_object(cg: Planner, cond: Expr) -> Expr | None:
+    """In the fast variant, the object `has(x.y.f) ? x.y.f.g : ...` tests, read once before the test, for the test
+    and the branches (where it is known again): a read that fails would fail the test, and runs the exact variant."""
+    if not (cg.subscripts and isinstance(cond, Select) and cond.test_only):
+        return None
+    target = cond.operand
+    if not isinstance(target, Select) or target in cg.held or not cg.read_from_input(target):
+        return None
+    value = cg.gen(target)
+    cg.flush()
+    cg.held[target] = held = cg.temp("_h")
+    cg.w.line(f"{held} = {value}")
+    return target
 
 
 _BOOL_RESULTS = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in", "!_", "_&&_", "_||_"})
