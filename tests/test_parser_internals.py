@@ -1,4 +1,4 @@
-"""The parser's speed-ups behave exactly like what they replace: lark's lexer loop, dataclass `__init__`s."""
+"""The parser's speed-ups behave exactly like what they replace: lark's lexer and parser loops, dataclass methods."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
+import kcel.parser
+from kcel.errors import CompileError
 from kcel.parser.ast import Call, Comprehension, Const, Ident, Select
 from kcel.parser.lexer import SETTLE_AFTER, ContextualLexer
+from kcel.parser.unparser import dump
 
 OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "contextual", "cache": True}
 STOCK = Lark.open_from_package("kcel.parser", "cel.lark", **OPTIONS)
@@ -89,6 +92,41 @@ def test_lexer_scans_with_the_shared_scanner_until_settled() -> None:
     assert [plan._own is not None for plan in lexer.plans.values()].count(True) == 1
     stream(parser, "a")  # the parse that settles
     assert all(plan.parts is plan._own for plan in lexer.plans.values())
+
+
+LARKS_LOOP = Lark.open_from_package(
+    "kcel.parser",
+    "cel.lark",
+    **OPTIONS,
+    maybe_placeholders=True,
+    transformer=kcel.parser._builder,
+    _plugins={"ContextualLexer": ContextualLexer},
+)  # kcel's parser with lark's own parser loop
+
+
+def parsed(text: str, lark: Lark | None = None) -> tuple[object, ...]:
+    """`kcel.parse` (through `lark`'s loop if given): the AST with every node id and the macro calls, or the error."""
+    original = kcel.parser._lark
+    kcel.parser._lark = lark or original
+    try:
+        result = kcel.parser.parse(text)
+        return "parsed", dump(result), sorted((key, repr(call)) for key, call in result.macro_calls.items())
+    except CompileError as err:
+        return "error", str(err)
+    finally:
+        kcel.parser._lark = original
+
+
+@pytest.mark.parametrize("text", [*TEXTS, "a.all(x, x > 0) && [1, 2].map(y, y + 1).exists(z, z == 3)"])
+def test_parser_loop_builds_and_fails_as_larks(text: str) -> None:
+    assert parsed(text) == parsed(text, LARKS_LOOP)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=20))
+def test_parser_loop_builds_and_fails_as_larks_for_any_soup(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert parsed(text) == parsed(text, LARKS_LOOP)
 
 
 def test_nodes_stay_frozen_dataclasses() -> None:

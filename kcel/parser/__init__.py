@@ -12,6 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from kcel.errors import CompileError, Issue, Source
 from kcel.parser.ast import Call, Expr
 from kcel.parser.builder import Builder, LimitExceeded
+from kcel.parser.lalr import LALR_Parser
 from kcel.parser.lexer import ContextualLexer
 from kcel.parser.macros import ALL_MACROS, Macro, macro_table
 
@@ -52,7 +53,8 @@ _lark = Lark.open_from_package(
     cache=True,
     maybe_placeholders=True,
     propagate_positions=False,
-    _plugins={"ContextualLexer": ContextualLexer},  # lark's lexer with a leaner loop, see kcel.parser.lexer
+    # lark's lexer and parser, each with a leaner loop: see kcel.parser.lexer and kcel.parser.lalr
+    _plugins={"ContextualLexer": ContextualLexer, "LALR_Parser": LALR_Parser},
 )
 _lock = threading.Lock()
 # id(macros) -> (macros, their table). Keyed by identity: hashing a tuple of two dozen Macro
