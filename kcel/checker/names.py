@@ -14,7 +14,9 @@ def candidates(name: str, container: str) -> list[str]:
     """The names `name` may denote: innermost container first; a leading dot means the root only."""
     if name.startswith("."):
         return [name[1:]]
-    parts = container.split(".") if container else []
+    if not container:
+        return [name]
+    parts = container.split(".")
     return [".".join([*parts[:i], name]) for i in range(len(parts), -1, -1)]
 
 

@@ -74,6 +74,7 @@ _SIZED_OVERLOADS = frozenset(
     + [f"{op}_{t}" for op in ("less", "less_equals", "greater", "greater_equals") for t in ("string", "bytes")]
 )  # cel-go's runtime cost of these depends on the operands (interpreter/runtimecost.go costCall)
 _TEXT_OVERLOADS = frozenset(o for o in _SIZED_OVERLOADS if o.endswith(("_string", "_bytes")))  # priced by sizes
+_RUNTIME_NAMES = {f"_{name}": value for name, value in runtime.EXPORTED.items()}  # what generated code sees first
 _SET_ELEMENTS = frozenset({bool, int, Uint, float, str})  # cel-go's primitive types a membership set takes
 
 
@@ -138,7 +139,7 @@ class CodeGen:
         self.types: Mapping[int, CelType] = checked.types if checked else {}
         self.chosen: Mapping[int, tuple[str, ...]] = checked.overloads if checked else {}
         self.w = Writer()
-        self.namespace: dict[str, Any] = {f"_{name}": value for name, value in runtime.EXPORTED.items()}
+        self.namespace: dict[str, Any] = dict(_RUNTIME_NAMES)
         self.scopes: list[dict[str, Local]] = [{}]
         self.variables: dict[str, str] = {}
         self.schema_objects: set[str] = set()  # variables declared with a schema's object type (data as dicts)
