@@ -57,6 +57,8 @@ def build_parser(wanted: str | None = None) -> argparse.ArgumentParser:
     _add_color_option(parser, "auto")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     table = _commands()
+    if wanted not in table:  # a command of kcel.k8s.surfaces, or help for all
+        table = _with_surface_commands(table)
     for name, (summary, epilog, configure) in table.items():
         if wanted not in table or wanted == name:
             configure(_command(commands, name, summary, epilog))
@@ -66,11 +68,19 @@ def build_parser(wanted: str | None = None) -> argparse.ArgumentParser:
 Configure = Callable[[argparse.ArgumentParser], None]
 
 
-def _commands() -> dict[str, tuple[str, str, Configure]]:
-    """Every command in the order `kcel --help` lists them: its summary, the end of its help, what declares its
-    options."""
+def _with_surface_commands(table: dict[str, tuple[str, str, Configure]]) -> dict[str, tuple[str, str, Configure]]:
+    """The commands of the other places Kubernetes runs CEL (kcel.k8s.surfaces.command), listed after `audit`."""
     from kcel.k8s.surfaces import command as surface_command
 
+    names = list(table)
+    after = names.index("audit") + 1
+    surfaces = {name: (summary, "", configure) for name, (summary, configure) in surface_command.COMMANDS.items()}
+    return {**{n: table[n] for n in names[:after]}, **surfaces, **{n: table[n] for n in names[after:]}}
+
+
+def _commands() -> dict[str, tuple[str, str, Configure]]:
+    """kcel's own commands in the order `kcel --help` lists them: its summary, the end of its help, what declares
+    its options."""
     return {
         "eval": ("evaluate an expression", EVAL_EXAMPLES, _configure_eval),
         "parse": ("parse an expression and print it back (or its AST)",
@@ -97,7 +107,6 @@ def _commands() -> dict[str, tuple[str, str, Configure]]:
                   _configured_by("kcel.k8s.admission.command")),
         "audit": ("what new admission policies or CRDs would do to the objects a cluster stores, from a snapshot "
                   "(kubectl get -A -o yaml)", "", _configured_by("kcel.commands.audit")),
-        **{name: (summary, "", configure) for name, (summary, configure) in surface_command.COMMANDS.items()},
         "test": ("run suites of cases (CRDs, admission policies, webhook matchConditions, DRA selectors, "
                  "authentication and authorization configuration) as the API server would answer them", "",
                  _configured_by("kcel.suites.command")),
