@@ -79,8 +79,8 @@ def _with_surface_commands(table: dict[str, tuple[str, str, Configure]]) -> dict
 
 
 def _commands() -> dict[str, tuple[str, str, Configure]]:
-    """kcel's own commands in the order `kcel --help` lists them: its summary, the end of its help, what declares
-    its options."""
+    """kcel's own commands, in the order `kcel --help` lists them: each one's summary, the end of its help, and what
+    declares its options."""
     return {
         "eval": ("evaluate an expression", EVAL_EXAMPLES, _configure_eval),
         "parse": ("parse an expression and print it back (or its AST)",
