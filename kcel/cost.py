@@ -85,6 +85,8 @@ class _EntrySize:
 
 @dataclass(frozen=True, slots=True)
 class _Local:
+    """A comprehension variable or bound name: the path its sizes are asked for by, and the sizes known."""
+
     path: Path
     size: SizeEstimate | None
     entry: _EntrySize | None

@@ -17,6 +17,8 @@ SETTINGS_FILE = ".kcel.yaml"
 
 @dataclass(frozen=True)
 class Settings:
+    """What a project's `.kcel.yaml` sets."""
+
     path: Path | None = None  # None: no .kcel.yaml found
     k8s_versions: tuple[str, ...] = ()  # empty: not set
 

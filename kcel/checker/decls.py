@@ -260,6 +260,8 @@ type of every node and the overloads each call may use, the issues that make it 
 
 @dataclass(frozen=True, slots=True)
 class Library:
+    """A library's declarations: its function overloads, macros, constants, types and AST validators."""
+
     name: str
     overloads: tuple[Overload, ...] = ()
     macros: tuple[Macro, ...] = ()

@@ -16,6 +16,8 @@ Kind = Literal["primitive", "list", "map", "param", "dyn", "null", "type", "erro
 
 @dataclass(frozen=True, slots=True)
 class CelType:
+    """A CEL type: a name, its type parameters (`list(int)`, `map(string, dyn)`) and what kind of type it is."""
+
     name: str
     params: tuple[CelType, ...] = ()
     kind: Kind = "primitive"

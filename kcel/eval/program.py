@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class CompiledFunction:
+    """A plan and the Python function compiled from its source."""
+
     plan: Plan
     function: Callable[..., Any]
 

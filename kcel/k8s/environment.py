@@ -28,6 +28,8 @@ LATEST: Version = (1, 37)  # the newest, and the default
 
 @dataclass(frozen=True)
 class Option:
+    """What the API server's CEL environment gained (and lost) in a Kubernetes version: libraries, macros, checks."""
+
     introduced: Version
     removed: Version | None = None
     libraries: tuple[tuple[str, int | None], ...] = ()
@@ -133,6 +135,8 @@ def options(compatibility: Version, environment: str, server: Version = LATEST) 
 
 @dataclass(frozen=True)
 class Configuration:
+    """The CEL environment of one Kubernetes version: its libraries and macros and how its checker behaves."""
+
     libraries: tuple[Library | DeferredLibrary, ...]
     macros: tuple[Macro, ...]
     homogeneous_literals: bool

@@ -52,6 +52,8 @@ Expander = Callable[[NodeFactory, "Expr | None", tuple[Expr, ...]], "Expr | None
 
 @dataclass(frozen=True, slots=True)
 class Macro:
+    """A macro: the call it matches (name, argument count, on a receiver or not) and how it expands."""
+
     name: str
     arg_count: int  # -1: any number of arguments (cel-go's var-arg macros)
     receiver: bool

@@ -25,6 +25,8 @@ _STRING, _INT64, _BOOL, _TIME = "string", "int64", "bool", "v1.Time"
 
 @dataclass(frozen=True)
 class _Field:
+    """A field of a Go struct of ObjectMeta, as its JSON encoder writes it."""
+
     name: str
     kind: str  # a Go type: string, int64, bool, v1.Time, map[string]string, []string, a struct list, raw JSON
     omit_empty: bool = True

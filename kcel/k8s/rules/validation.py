@@ -317,6 +317,8 @@ def has_validations(schema: Schema | None) -> bool:
 
 @dataclass(frozen=True)
 class ValidationResult:
+    """What validating an object against a schema's rules found, and the cost budget left."""
+
     errors: list[fe.FieldError]
     warnings: list[str]  # ratcheted errors, as the API server returns them as warnings
     log: list[str]  # what the API server only logs: messageExpression failures that fell back to the message

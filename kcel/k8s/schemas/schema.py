@@ -212,6 +212,8 @@ def _rule(data: Any, path: str) -> ValidationRule:
 
 @dataclass(frozen=True)
 class _Reader:
+    """A schema node's JSON with its path, for errors that say where a value is wrong."""
+
     data: Mapping[str, Any]
     path: str
 
