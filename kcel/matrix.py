@@ -37,6 +37,8 @@ class Span:
 
 @dataclass(frozen=True)
 class Row:
+    """One subject's answers across the versions: a Span per different answer."""
+
     subject: str
     spans: tuple[Span, ...]
     file: str = ""
@@ -53,6 +55,8 @@ class Row:
 
 @dataclass(frozen=True)
 class Matrix:
+    """A command's answers at several versions: the versions asked and a Row per subject."""
+
     versions: tuple[str, ...]
     rows: tuple[Row, ...]  # in the order the subjects were first answered
 

@@ -15,12 +15,16 @@ EXAMPLES = 5  # per policy, rule, operation and outcome
 
 @dataclass
 class Tally:
+    """One policy, rule and operation's outcomes: a count of each, the first few that are not a pass."""
+
     counts: Counter[str] = field(default_factory=Counter)
     examples: dict[str, list[Result]] = field(default_factory=dict)  # by outcome
 
 
 @dataclass
 class Summary:
+    """A scan's results counted per policy, rule and operation; with `keep`, also what PolicyReports need."""
+
     objects: int = 0
     checked: int = 0  # objects some policy or the CRD applied to
     problems: list[str] = field(default_factory=list)  # objects that could not be read

@@ -136,6 +136,8 @@ def _valid_encoded(raw: str, mode: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Userinfo:
+    """Go's url.Userinfo: a username and maybe a password (`password_set` tells an empty one from none)."""
+
     username: str
     password: str = ""
     password_set: bool = False

@@ -75,6 +75,8 @@ class SchemaContext:
 
 @dataclass
 class State:
+    """What the commands set (`%reset` starts over): options, names defined, the loaded CRD, admission values."""
+
     container: str = ""
     k8s_version: str = NEWEST  # the API server whose environment expressions compile in
     environment: str | None = None  # a named CEL environment (`%option --env webhook-match`)
@@ -87,6 +89,8 @@ class State:
 
 @dataclass(frozen=True)
 class _Command:
+    """A `%` command: the function that runs it, its usage and the summary `%help` shows."""
+
     run: Callable[[Session, str], str]
     usage: str
     summary: str

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Summary:
+    """The counts `kcel test` closes with: passed, failed (errors too), skipped, deselected and recorded."""
+
     passed: int = 0
     failed: int = 0  # failures and errors
     skipped: int = 0

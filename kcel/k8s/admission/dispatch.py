@@ -35,6 +35,8 @@ NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 @dataclass(frozen=True)
 class CRDInfo:
+    """A CustomResourceDefinition among the objects, as admission sees it: group, kind, plural and scope."""
+
     group: str
     kind: str
     plural: str
@@ -155,6 +157,8 @@ def go_json(value: Any) -> str:
 
 @dataclass
 class _Denial:
+    """A cause to deny: a validation failed under Deny, an audit annotation's error, a binding's config error."""
+
     policy: str
     binding: str | None
     message: str

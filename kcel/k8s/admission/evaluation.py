@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kcel.errors import EvalError
@@ -188,6 +188,8 @@ class AuditAnnotationResult:
 
 @dataclass(frozen=True)
 class ValidateResult:
+    """validator.go ValidateResult: a decision per validation, the audit annotations (none if not matched)."""
+
     decisions: tuple[PolicyDecision, ...] = ()
     audit_annotations: tuple[AuditAnnotationResult, ...] = ()
     matched: bool = True  # False when a match condition was false (or failed under Ignore)
@@ -196,10 +198,11 @@ class ValidateResult:
 
 @dataclass
 class _Run:
+    """What the steps of one `validate` call share: the compiled policy, its inputs and the cost meter."""
+
     compiled: CompiledPolicy
     inputs: Inputs
     meter: Meter
-    decisions: list[PolicyDecision] = field(default_factory=list)
 
     @property
     def failure_policy(self) -> str:

@@ -26,6 +26,8 @@ EQUIVALENT_GROUPS: Mapping[tuple[str, str], tuple[tuple[str, str, str], ...]] = 
 
 @dataclass(frozen=True, slots=True)
 class GVK:
+    """A group, version and kind (schema.GroupVersionKind); `as_json`: its AdmissionReview form."""
+
     group: str
     version: str
     kind: str
@@ -36,6 +38,8 @@ class GVK:
 
 @dataclass(frozen=True, slots=True)
 class GVR:
+    """A group, version and resource (schema.GroupVersionResource); `as_json`: its AdmissionReview form."""
+
     group: str
     version: str
     resource: str

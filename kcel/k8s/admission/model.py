@@ -43,6 +43,8 @@ class MatchResources:
 
 @dataclass(frozen=True, slots=True)
 class Validation:
+    """A ValidatingAdmissionPolicy's validation: the expression, its message and the reason a denial gives."""
+
     expression: str
     message: str = ""
     message_expression: str = ""
@@ -51,6 +53,8 @@ class Validation:
 
 @dataclass(frozen=True, slots=True)
 class AuditAnnotation:
+    """A ValidatingAdmissionPolicy's audit annotation: its key and the expression that computes its value."""
+
     key: str
     value_expression: str
 
@@ -65,12 +69,16 @@ class NamedExpression:
 
 @dataclass(frozen=True, slots=True)
 class ParamKind:
+    """A policy's paramKind: the apiVersion and kind of the objects its bindings' paramRefs select."""
+
     api_version: str
     kind: str
 
 
 @dataclass(frozen=True, slots=True)
 class ParamRef:
+    """A binding's paramRef: params by name or selector, and the parameterNotFoundAction (Deny or Allow)."""
+
     name: str = ""
     namespace: str = ""
     selector: Selector | None = None
@@ -79,6 +87,8 @@ class ParamRef:
 
 @dataclass(frozen=True, slots=True)
 class Policy:
+    """A ValidatingAdmissionPolicy: what it matches, its expressions, paramKind and failurePolicy."""
+
     name: str
     match_constraints: MatchResources
     validations: tuple[Validation, ...] = ()
@@ -92,6 +102,8 @@ class Policy:
 
 @dataclass(frozen=True, slots=True)
 class Binding:
+    """A ValidatingAdmissionPolicyBinding: its policy, validationActions, paramRef and matchResources."""
+
     name: str
     policy_name: str
     validation_actions: tuple[str, ...]
@@ -116,6 +128,8 @@ class Mutation:
 
 @dataclass(frozen=True, slots=True)
 class MutatingPolicy:
+    """A MutatingAdmissionPolicy: what it matches, its mutations, paramKind, failurePolicy, reinvocationPolicy."""
+
     name: str
     match_constraints: MatchResources
     mutations: tuple[Mutation, ...]
@@ -130,6 +144,8 @@ class MutatingPolicy:
 
 @dataclass(frozen=True, slots=True)
 class MutatingBinding:
+    """A MutatingAdmissionPolicyBinding: its policy, paramRef and matchResources."""
+
     name: str
     policy_name: str
     param_ref: ParamRef | None = None

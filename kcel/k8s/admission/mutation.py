@@ -54,6 +54,8 @@ JSON_PATCHES: CelType = list_of(k8s_mutation.MutationType(k8s_mutation.JSON_PATC
 
 @dataclass(frozen=True)
 class CompiledMutatingPolicy:
+    """A MutatingAdmissionPolicy's expressions, compiled once (mutations[i] pairs with policy.mutations[i])."""
+
     policy: MutatingPolicy
     variables: tuple[tuple[str, Compiled], ...]
     match_conditions: tuple[tuple[str, Compiled], ...]

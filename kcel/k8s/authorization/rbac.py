@@ -52,12 +52,16 @@ class Subject:
 
 @dataclass(frozen=True, slots=True)
 class RoleRef:
+    """A binding's roleRef: the Role or ClusterRole it grants, by kind and name."""
+
     kind: str
     name: str
 
 
 @dataclass(frozen=True, slots=True)
 class Role:
+    """A Role: rules that only RoleBindings in its own namespace grant."""
+
     name: str
     namespace: str
     rules: tuple[PolicyRule, ...] = ()
@@ -79,6 +83,8 @@ class ClusterRole:
 
 @dataclass(frozen=True, slots=True)
 class RoleBinding:
+    """A RoleBinding: grants its subjects the referenced role's rules within its namespace."""
+
     name: str
     namespace: str
     role_ref: RoleRef
@@ -87,6 +93,8 @@ class RoleBinding:
 
 @dataclass(frozen=True, slots=True)
 class ClusterRoleBinding:
+    """A ClusterRoleBinding: grants its subjects the referenced ClusterRole's rules in every namespace."""
+
     name: str
     role_ref: RoleRef
     subjects: tuple[Subject, ...] = ()

@@ -193,6 +193,8 @@ def validate_file(path: Path, catalog: Catalog, options: Options, old: OldObject
 
 @dataclass(frozen=True)
 class _Place:
+    """Where an object is (file, document, List item, line), for each Report made about it."""
+
     file: str
     document: int
     item: int | None

@@ -134,6 +134,8 @@ def _ident(v: Any) -> Hashable:
 
 @dataclass(frozen=True)
 class _Error:
+    """One of SMD's ValidationErrors: the field path (empty at the root) and what is wrong there."""
+
     path: str
     message: str
 
@@ -158,6 +160,8 @@ class _Element:
 
 @dataclass(frozen=True)
 class _Walk:
+    """A validation or merge walk: the types it looks up and SMD's options (optional list keys, duplicates)."""
+
     index: TypeIndex
     optional_keys: bool  # SMD >= v6.3: a keyed item may omit some (not all) keys
     allow_duplicates: bool = False

@@ -47,6 +47,8 @@ class TypeRef:
 
 @dataclass(frozen=True, eq=False)
 class StructField:
+    """A struct's declared field: its name, its type and its OpenAPI `default`."""
+
     name: str
     type: TypeRef
     default: Any = None  # the OpenAPI `default`: a missing associative-list key takes it
@@ -63,6 +65,8 @@ class MapType:
 
 @dataclass(frozen=True, eq=False)
 class ListType:
+    """SMD's List: the element type, its relationship (associative for sets and maps) and the map keys."""
+
     element: TypeRef
     relationship: Relationship = "atomic"
     keys: tuple[str, ...] = ()  # x-kubernetes-list-map-keys; associative without keys is a set

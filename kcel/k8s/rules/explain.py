@@ -60,6 +60,8 @@ class Bound:
 
 @dataclass(frozen=True)
 class Explanation:
+    """What `explain` finds: the expression's cost, the bounds behind it and the limit; `lines` words it."""
+
     cost: ExpressionCost
     bounds: tuple[Bound, ...]
     together: int | None  # one value for every bound, when no single one suffices; None if even 1 does not
@@ -97,6 +99,8 @@ def explain(cost: ExpressionCost, limit: int = STATIC_ESTIMATED_COST_LIMIT) -> E
 
 @dataclass(frozen=True)
 class _Candidate:
+    """A bound before its suggestion is found: how its size enters the cost model, and what Bound reports."""
+
     key: tuple[str, ...]  # the size path below `self` (sizes), or ("#", i) for the i-th multiplier
     scale: int  # size units per unit of the keyword (4 bytes per character for strings)
     location: str

@@ -324,6 +324,8 @@ class Authorizer:
 
 @dataclass(frozen=True)
 class AuthorizationConfiguration:
+    """An AuthorizationConfiguration ready to evaluate: its authorizers, in the order they are asked."""
+
     authorizers: tuple[Authorizer, ...]
     selectors: bool  # whether `request.resourceAttributes` carries fieldSelector and labelSelector
 

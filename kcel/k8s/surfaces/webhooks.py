@@ -365,6 +365,8 @@ class Webhook:
 
 @dataclass(frozen=True)
 class WebhookConfiguration:
+    """A Validating or MutatingWebhookConfiguration ready to dispatch: its kind, its name and its webhooks."""
+
     kind: str
     name: str
     webhooks: tuple[Webhook, ...]
