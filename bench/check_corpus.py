@@ -50,15 +50,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=ROOT.parent / "shared" / "crds")
     parser.add_argument("--kcel", default=str(Path(sys.executable).with_name("kcel")), help="the kcel command")
+    parser.add_argument("--against", help="another kcel command (an older commit's install), run in turn with it")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     cpus = os.cpu_count() or 1
     print(f"kcel check {args.folder}: {cpus} CPUs, load {os.getloadavg()[0]:.2f}")
+    commands = {"kcel": args.kcel, **({"against": args.against} if args.against else {})}
     for jobs in sorted({cpus, 1}, reverse=True):
-        runs = sorted(run([args.kcel, "check", "-j", str(jobs), str(args.folder)]) for _ in range(args.repeat))
-        seconds, peak = runs[len(runs) // 2]
-        print(f"  -j {jobs}: median {seconds:.2f} s of {args.repeat} (min {runs[0][0]:.2f}), "
-              f"peak {max(p for _, p in runs) / 1024:.0f} MiB in the largest process")  # fmt: skip
+        runs: dict[str, list[tuple[float, int]]] = {label: [] for label in commands}
+        for _ in range(args.repeat):  # in turn, so that the machine's drift hits both alike
+            for label, kcel in commands.items():
+                runs[label].append(run([kcel, "check", "-j", str(jobs), str(args.folder)]))
+        for label, measured in runs.items():
+            ordered = sorted(measured)
+            seconds = ordered[len(ordered) // 2][0]
+            print(f"  {label} -j {jobs}: median {seconds:.2f} s of {args.repeat} (min {ordered[0][0]:.2f}), "
+                  f"peak {max(p for _, p in measured) / 1024:.0f} MiB in the largest process")  # fmt: skip
     print("  slowest files, one at a time in a warm process:")
     for seconds, path in slowest(args.folder):
         print(f"    {seconds:.3f} s  {path.relative_to(args.folder)}")

@@ -27,16 +27,18 @@ def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--kcel", metavar="PATH", help="the kcel command to time (default: this venv's), e.g. of a "
                         "venv with a plain `pip install .`, as users have it; its python is timed too")  # fmt: skip
+    parser.add_argument("--against", metavar="PATH", help="another kcel command (an older commit's install) timed "
+                        "in the same rounds, each case beside this one's")  # fmt: skip
     parser.set_defaults(repeat=21)
     args = parser.parse_args()
     kcel = args.kcel or shutil.which("kcel") or str(Path(sys.executable).with_name("kcel"))
     python = str(Path(kcel).with_name("python")) if args.kcel else sys.executable
-    cases = {
-        "python -c pass": command(python, "-c", "pass"),
-        "kcel --version": command(kcel, "--version"),
-        "kcel eval '1 + 1'": command(kcel, "eval", "1 + 1"),
-        "kcel check (one-rule CRD)": command(kcel, "check", "examples/widget-crd.yaml"),
-    }
+    cases = {"python -c pass": command(python, "-c", "pass")}
+    for label, path in (("kcel", kcel), ("against", args.against)):
+        if path is not None:
+            cases[f"{label} --version"] = command(path, "--version")
+            cases[f"{label} eval '1 + 1'"] = command(path, "eval", "1 + 1")
+            cases[f"{label} check (one-rule CRD)"] = command(path, "check", "examples/widget-crd.yaml")
     if importlib.util.find_spec("celpy") is not None:
         cases["celpy: import + 1 + 1"] = command(
             sys.executable, "-c", "import celpy; e = celpy.Environment(); e.program(e.compile('1 + 1')).evaluate({})"
