@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -178,8 +179,7 @@ def compile_rules(
         found = [_COMPILED.get(key) if key is not None else None for key in keys]
     if all(compiled is not None for compiled in found):
         return found  # type: ignore[return-value]
-    # A fresh type name per compilation, so that no rule can depend on it (generateUniqueSelfTypeName).
-    self_type = assign_type_name(decl, f"selfType{time.time_ns() % 1_000_000_000}")
+    self_type = _self_type(decl)
     plain, optional = envs.for_type(self_type, False), envs.for_type(self_type, True)
     compiled_rules = []
     for rule, key, compiled in zip(rules, keys, found, strict=True):
@@ -193,6 +193,21 @@ def compile_rules(
                         _COMPILED.popitem(last=False)
         compiled_rules.append(compiled)
     return compiled_rules
+
+
+_SELF_TYPES: weakref.WeakKeyDictionary[DeclType, DeclType] = weakref.WeakKeyDictionary()
+
+
+def _self_type(decl: DeclType) -> DeclType:
+    """`decl` named as its rules' `self`: a fresh name when its rules are first compiled in this process, so that no
+    rule can depend on it (upstream's generateUniqueSelfTypeName, at each compilation); the same type after, with
+    what it has built for checking and evaluation (renaming a large schema's type took as long as its rules)."""
+    found = _SELF_TYPES.get(decl)
+    if found is None:
+        found = assign_type_name(decl, f"selfType{time.time_ns() % 1_000_000_000}")
+        if found is not decl:  # (held by itself, an entry would never go)
+            _SELF_TYPES[decl] = found
+    return found
 
 
 def _compile_rule(schema: Schema, rule: ValidationRule, env: Env) -> CompiledRule:

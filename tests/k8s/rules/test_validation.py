@@ -245,3 +245,26 @@ def test_the_same_rule_on_the_same_schema_compiles_once(monkeypatch: pytest.Monk
                                                     "x-kubernetes-validations": [{"rule": rule}]}}}  # fmt: skip
     Validator(schema(other)).validate({"a": "ok"})
     assert compiled == [rule] * 4
+
+
+def test_a_nodes_self_type_is_named_once_and_goes_with_the_node() -> None:
+    """A fresh `selfType...` name the first time a node's rules compile; the same type for its other rules after
+    (what it built for checking is kept), and nothing kept once the node's type is dropped."""
+    import gc
+
+    from kcel.k8s.rules import validation
+    from kcel.k8s.schemas.decltypes import schema_decl_type
+    from kcel.k8s.schemas.schema import Schema
+
+    decl = schema_decl_type(Schema.from_json({"type": "object", "properties": {"a": {"type": "string"}}}))
+    assert decl is not None
+    named = validation._self_type(decl)
+    assert named.name.startswith("selfType") and named is not decl and validation._self_type(decl) is named
+    other = schema_decl_type(Schema.from_json({"type": "object", "properties": {"a": {"type": "string"}}}))
+    assert other is not None and validation._self_type(other).name != named.name
+    scalar = schema_decl_type(Schema.from_json({"type": "string"}))
+    assert scalar is not None and validation._self_type(scalar) is scalar
+    held = len(validation._SELF_TYPES)
+    del decl, named, other
+    gc.collect()
+    assert len(validation._SELF_TYPES) == held - 2
