@@ -16,20 +16,26 @@ import gc
 import logging
 import re
 import time
+import traceback
 from collections.abc import AsyncIterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Route
-from starlette.types import ASGIApp
-
 from kcel.k8s.admission import RequestError
 from kcel.k8s.admission.response import DecisionLike, review_response
-from kcel.webhook.asgi import Answer, Disconnected, Receive, Scope, Send, query_parameter, read_body, within
+from kcel.webhook.asgi import (
+    TEXT,
+    Answer,
+    ASGIApp,
+    Disconnected,
+    Receive,
+    Scope,
+    Send,
+    query_parameter,
+    read_body,
+    within,
+)
 from kcel.webhook.metrics import Metrics
 from kcel.webhook.policies import Outcome, PolicyStore, Served
 from kcel.webhook.review import (
@@ -129,31 +135,48 @@ class Webhook:
         self.frozen_generation = -1  # the policy generation in service when the heap was last frozen
 
     def app(self) -> ASGIApp:
-        """The ASGI application. Reviews are answered on ASGI directly (kcel.webhook.asgi): for a quick review,
-        routing and request and response objects cost more than the review; probes and metrics go to Starlette."""
-        probes = Starlette(
-            routes=[
-                Route("/healthz", self.healthz, methods=["GET"]),
-                Route("/readyz", self.readyz, methods=["GET"]),
-                Route("/metrics", self.render_metrics, methods=["GET"]),
-            ],
-            lifespan=self.lifespan,
-        )
+        """The ASGI application, on ASGI directly (kcel.webhook.asgi): for a quick review, a framework's routing and
+        request and response objects cost more than the review itself."""
+        probes = {"/healthz": self.healthz, "/readyz": self.readyz, "/metrics": self.render_metrics}
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
-            mode = REVIEW_PATHS.get(scope["path"]) if scope["type"] == "http" else None
-            if mode is None:
-                await probes(scope, receive, send)
-            elif scope["method"] != "POST":
-                refusal = Answer(405, b"Method Not Allowed", content_type=b"text/plain", allow=b"POST")
-                await self._count(scope["path"], refusal).send(send)
-            else:
+            if scope["type"] == "lifespan":
+                return await self._lifespan(receive, send)
+            if scope["type"] != "http":
+                return None  # no websockets here
+            path, method = scope["path"], scope["method"]
+            mode = REVIEW_PATHS.get(path)
+            if mode is not None and method == "POST":
                 with contextlib.suppress(Disconnected):
                     await (await self._review(scope, receive, mode)).send(send)
+            elif mode is not None:
+                await self._count(path, Answer(405, b"Method Not Allowed", TEXT, allow=b"POST")).send(send)
+            elif path not in probes:  # not counted: a scanner's paths would each add a series to /metrics
+                await Answer(404, b"Not Found", TEXT).send(send)
+            elif method not in ("GET", "HEAD"):  # (the server sends no body for HEAD)
+                await Answer(405, b"Method Not Allowed", TEXT, allow=b"GET, HEAD").send(send)
+            else:
+                await self._count(path, probes[path]()).send(send)
+            return None
 
         return app
 
     # -- lifecycle ------------------------------------------------------------------------------------
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        """ASGI's lifespan protocol around `lifespan`: the server starts and stops it."""
+        await receive()  # lifespan.startup
+        started = False
+        try:
+            async with self.lifespan(None):
+                await send({"type": "lifespan.startup.complete"})
+                started = True
+                await receive()  # lifespan.shutdown
+        except BaseException:
+            failed = "lifespan.shutdown.failed" if started else "lifespan.startup.failed"
+            await send({"type": failed, "message": traceback.format_exc()})
+            raise
+        await send({"type": "lifespan.shutdown.complete"})
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: object) -> AsyncIterator[None]:
@@ -193,23 +216,23 @@ class Webhook:
 
     # -- probes ---------------------------------------------------------------------------------------
 
-    async def healthz(self, request: Request) -> Response:
+    def healthz(self) -> Answer:
         """Alive as long as the event loop answers."""
-        return self._counted("/healthz", PlainTextResponse("ok"))
+        return Answer(200, b"ok", TEXT)
 
-    async def readyz(self, request: Request) -> Response:
+    def readyz(self) -> Answer:
         """Ready once a policy set is loaded (before, every review would be a server failure) until shutdown starts."""
         if self.draining:
-            return self._counted("/readyz", PlainTextResponse("shutting down", status_code=503))
+            return Answer(503, b"shutting down", TEXT)
         served = self.store.served
         if served is None:
-            return self._counted("/readyz", PlainTextResponse("policies not loaded yet", status_code=503))
-        return self._counted("/readyz", PlainTextResponse(f"ok: policy generation {served.generation}"))
+            return Answer(503, b"policies not loaded yet", TEXT)
+        return Answer(200, f"ok: policy generation {served.generation}".encode(), TEXT)
 
-    async def render_metrics(self, request: Request) -> Response:
+    def render_metrics(self) -> Answer:
         from prometheus_client import CONTENT_TYPE_LATEST
 
-        return self._counted("/metrics", Response(self.metrics.render(), media_type=CONTENT_TYPE_LATEST))
+        return Answer(200, self.metrics.render(), CONTENT_TYPE_LATEST.encode())
 
     # -- admission ------------------------------------------------------------------------------------
 
@@ -317,21 +340,11 @@ class Webhook:
         log.warning("bad admission request", extra={"fields": fields})
         return self._count(path, Answer(status, encode(status_body(status, message)), close=True))
 
-    def _closes(self, path: str, status: int) -> bool:
-        """Count the answer; whether it should close its connection: while draining, the client reconnects for its
-        next request, to a replica that is not stopping."""
-        self.metrics.requests.labels(path, str(status)).inc()
-        return self.draining
-
     def _count(self, path: str, answer: Answer) -> Answer:
-        """A review's (or a refusal's) answer, counted."""
-        return dataclasses.replace(answer, close=True) if self._closes(path, answer.status) else answer
-
-    def _counted(self, path: str, response: Response) -> Response:
-        """A probe's or /metrics' Starlette response, counted."""
-        if self._closes(path, response.status_code):
-            response.headers["connection"] = "close"
-        return response
+        """An answer, counted; while draining it closes its connection, so that the client reconnects for its next
+        request, to a replica that is not stopping."""
+        self.metrics.requests.labels(path, str(answer.status)).inc()
+        return dataclasses.replace(answer, close=True) if self.draining else answer
 
 
 def _freeze_heap() -> None:

@@ -1,9 +1,9 @@
 """Admission reviews straight on ASGI: the body read from `receive`, the answer written to `send`.
 
-A quick review takes less time than Starlette's routing, middleware and request and response objects around
-it, so `/validate` and `/mutate` skip them (the probes and `/metrics` keep Starlette). What remains is what
-an admission endpoint needs: the `?timeout=` parameter, a body limit known before the body is read, and a
-JSON answer that may ask the client to close the connection.
+A quick review takes less time than a framework's routing, middleware and request and response objects around
+it, so the webhook is written on ASGI itself (kcel.webhook.app). What an admission endpoint needs is here: the
+`?timeout=` parameter, a body limit known before the body is read, and an answer that may ask the client to close
+the connection.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+TEXT = b"text/plain; charset=utf-8"
 T = TypeVar("T")
 
 
@@ -30,12 +32,12 @@ class Disconnected(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """One HTTP response: its status, JSON body, and whether the client should close its connection."""
+    """One HTTP response: its status, body and its type, and whether the client should close its connection."""
 
     status: int
     body: bytes
-    close: bool = False
     content_type: bytes = b"application/json"
+    close: bool = False
     allow: bytes | None = None  # the methods a 405 names
 
     async def send(self, send: Send) -> None:

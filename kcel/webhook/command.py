@@ -1,7 +1,7 @@
 """`kcel serve`: options and start-up of the validating admission webhook.
 
 Importing this module stays cheap (argparse only): `kcel --help` and the other subcommands must not pay for
-starlette, uvicorn, prometheus_client and orjson, which `run` imports when the server actually starts.
+uvicorn, prometheus_client and orjson, which `run` imports when the server actually starts.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     net.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"), help="default info")
 
 
-SERVER_PACKAGES = ("starlette", "uvicorn", "prometheus_client", "orjson")
+SERVER_PACKAGES = ("uvicorn", "prometheus_client", "orjson")
 """What the server runs on: the `serve` extra, left out of a plain `pip install kcel`."""
 
 

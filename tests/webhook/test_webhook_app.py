@@ -163,8 +163,35 @@ async def test_an_undeclared_oversized_body_is_refused_while_streaming(client: h
 
 
 async def test_get_on_validate_is_405_and_unknown_paths_404(client: httpx.AsyncClient) -> None:
-    assert (await client.get("/validate")).status_code == 405
+    refused = await client.get("/validate")
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST"
     assert (await client.post("/mutated", json=review())).status_code == 404
+    assert (await client.head("/healthz")).status_code == 200  # as GET (the server leaves the body out)
+    posted = await client.post("/readyz")
+    assert posted.status_code == 405 and posted.headers["allow"] == "GET, HEAD"
+    metrics = (await client.get("/metrics")).text  # unknown paths are not counted: each would be a series
+    assert 'path="/mutated"' not in metrics and 'code="405",path="/validate"' in metrics
+
+
+async def test_the_app_speaks_asgis_lifespan_protocol(tmp_path: Path) -> None:
+    """uvicorn starts the policy watcher and the thread pool through the lifespan scope, and stops them."""
+    webhook = Webhook(PolicyStore([tmp_path], loader=lambda files, resources: StandIn()), Settings(poll_interval=0.05))
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        for _ in range(200):
+            if len(incoming) == 2 or webhook.store.served is not None:  # shut down once the watcher has loaded
+                break
+            await asyncio.sleep(0.01)
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await webhook.app()({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send)
+    assert [m["type"] for m in sent] == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    assert webhook.store.served is not None
 
 
 async def test_probes_and_metrics(client: httpx.AsyncClient) -> None:
