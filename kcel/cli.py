@@ -14,8 +14,6 @@ from typing import Any, NoReturn
 
 from kcel import colour, interrupts
 from kcel.commands import UsageError, positive, read_documents
-from kcel.errors import CelError, CompileError
-from kcel.k8s.environment import NEWEST, add_version_option
 
 DEFAULT_COST_LIMIT = 1_000_000  # the API server's per-expression limit
 CI_OUTPUTS = ("text", "json", "github", "sarif", "junit")
@@ -152,6 +150,8 @@ def wanted_command(argv: Sequence[str]) -> str | None:
 
 
 def _configure_eval(command: argparse.ArgumentParser) -> None:
+    from kcel.k8s.environment import add_version_option
+
     command.add_argument("expression")
     command.add_argument(
         "--var",
@@ -215,6 +215,8 @@ def _configure_parse(command: argparse.ArgumentParser) -> None:
 
 
 def _configure_check(command: argparse.ArgumentParser) -> None:
+    from kcel.k8s.environment import add_version_option
+
     command.add_argument("crds", nargs="+", metavar="FILE|DIR")
     command.add_argument("--strict", action="store_true",
                          help="fail when nothing in the files holds CEL to check (by default that is said, and passes: "
@@ -234,6 +236,8 @@ def _configure_check(command: argparse.ArgumentParser) -> None:
 
 
 def _configure_validate(command: argparse.ArgumentParser) -> None:
+    from kcel.k8s.environment import add_version_option
+
     command.add_argument("files", nargs="+", metavar="FILE|DIR", help="manifests (YAML/JSON; directories recursively)")
     command.add_argument("--crd", action="append", required=True, metavar="CRD|DIR", help="CRD files (repeatable)")
     command.add_argument("--old", action="append", default=[], metavar="FILE|DIR", help="objects before an update")
@@ -260,6 +264,8 @@ def _configure_validate(command: argparse.ArgumentParser) -> None:
 
 
 def _configure_repl(command: argparse.ArgumentParser) -> None:
+    from kcel.k8s.environment import add_version_option
+
     add_version_option(command)
     command.add_argument("--history", metavar="FILE", help="history file (default ~/.kcel_history)")
     command.add_argument("--messages", action="append", default=[], metavar="FILE",
@@ -332,7 +338,6 @@ def console() -> NoReturn:
 def main(argv: list[str] | None = None) -> int:
     """Run one command. A reader that goes away (`kcel ... | head`) ends it quietly with 141, as SIGPIPE would
     end a C program; Ctrl-C with 130."""
-    interrupts.restore()
     try:
         code = _run(argv)
         if not sys.stdout.closed:  # a language server's client may have closed it already
@@ -356,7 +361,13 @@ def _discard_stdout() -> None:
 
 def _run(argv: list[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
+    if arguments == ["--version"]:  # at once: the parser's declarations import the CEL environment
+        print(f"kcel {package_version()}")
+        return 0
+    from kcel.errors import CelError, CompileError
+
     args = build_parser(wanted_command(arguments)).parse_args(arguments)
+    interrupts.restore()  # the engine is imported: from now on Ctrl-C is a KeyboardInterrupt, which `main` catches
     colour.choose(args.color)
     try:
         if args.command == "parse":
@@ -420,7 +431,9 @@ def _run(argv: list[str] | None) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from kcel.env import Env
+    from kcel.errors import CelError
     from kcel.eval.display import cel_text, json_value, result_type
+    from kcel.k8s.environment import NEWEST
 
     variables = _variables(args.var, args.inputs)
     declared = dict(_declaration(d) for d in args.decl)

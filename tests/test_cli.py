@@ -295,8 +295,10 @@ def test_help_shows_working_examples(capsys: pytest.CaptureFixture[str]) -> None
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "examples:\n  kcel " + command in capsys.readouterr().out
+    assert main(["--version"]) == 0  # answered before the parser is built
+    assert capsys.readouterr().out.startswith("kcel ")
     with pytest.raises(SystemExit):
-        main(["--version"])
+        main(["--color", "never", "--version"])  # argparse's own --version
     assert capsys.readouterr().out.startswith("kcel ")
 
 
