@@ -1,6 +1,6 @@
 """Ctrl-C while the `kcel` command starts: imported first of all by the kcel package, so that an interrupt during the
-imports ends the command quietly with status 130 rather than a traceback. main() hands Ctrl-C
-back to Python's KeyboardInterrupt once it runs (and catches it)."""
+imports ends the command quietly with status 130 rather than a traceback. kcel.cli hands Ctrl-C
+back to Python's KeyboardInterrupt once its command line is parsed (and `main` catches it)."""
 
 from __future__ import annotations
 
