@@ -168,7 +168,7 @@ class Webhook:
         await receive()  # lifespan.startup
         started = False
         try:
-            async with self.lifespan(None):
+            async with self.lifespan():
                 await send({"type": "lifespan.startup.complete"})
                 started = True
                 await receive()  # lifespan.shutdown
@@ -179,7 +179,7 @@ class Webhook:
         await send({"type": "lifespan.shutdown.complete"})
 
     @contextlib.asynccontextmanager
-    async def lifespan(self, app: object) -> AsyncIterator[None]:
+    async def lifespan(self) -> AsyncIterator[None]:
         """Start watching files with the server (the first policy load included) and stop the pool with it."""
         watcher = asyncio.create_task(self.watch())
         try:

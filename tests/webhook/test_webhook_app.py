@@ -95,7 +95,7 @@ async def serving(policies: StandIn | None, tmp_path: Path, **settings: Any) -> 
     store = PolicyStore([tmp_path], loader=loader)
     webhook = Webhook(store, Settings(**{"poll_interval": 0.05, **settings}))
     app = webhook.app()
-    async with webhook.lifespan(app):
+    async with webhook.lifespan():
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://webhook") as client:
             if policies is not None:
                 await wait_ready(client)
@@ -288,7 +288,7 @@ async def test_while_draining_readiness_fails_and_every_answer_closes_its_connec
     (tmp_path / "policy.yaml").write_text("kind: ValidatingAdmissionPolicy\n")
     webhook = Webhook(PolicyStore([tmp_path], loader=lambda files, resources: StandIn()), Settings(poll_interval=0.05))
     app = webhook.app()
-    async with webhook.lifespan(app):
+    async with webhook.lifespan():
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://webhook") as client:
             await wait_ready(client)
             before = await client.post("/validate", json=review())
