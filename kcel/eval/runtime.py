@@ -419,7 +419,7 @@ class MemberIndex:
     def contains(self, item: Any, container: Any) -> bool:
         if item.__class__ is str and container.__class__ is list:
             if container is not self.container:  # holding it keeps its id from being reused
-                self.strings = frozenset([element for element in container if element.__class__ is str])
+                self.strings = string_set(container)
                 self.container = container
             return item in self.strings
         return in_container(item, container)
