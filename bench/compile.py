@@ -19,15 +19,20 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from eval_workload import WORKLOAD
+from eval_workload import WORKLOAD, Rule
 from harness import Timing, arguments, measure, table, write_json
 
 import kcel
 from kcel.checker.checker import check
 
 
-def engines(names: list[str]) -> dict[str, Callable[[str], object]]:
-    env = kcel.Env(variables={name: "dyn" for name in names})
+def kcel_env(rule: Rule) -> kcel.Env:
+    """The environment a rule compiles in: its variables, all `dyn`."""
+    return kcel.Env(variables={name: "dyn" for name in sorted(rule.activation)})
+
+
+def engines(rule: Rule) -> dict[str, Callable[[str], object]]:
+    env, names = kcel_env(rule), sorted(rule.activation)
     found: dict[str, Callable[[str], object]] = {
         "kcel compile": env.compile,
         "kcel parse": lambda text: kcel.parse(text, macros=env.macros),
@@ -57,7 +62,7 @@ def engines(names: list[str]) -> dict[str, Callable[[str], object]]:
 
 def serve_samples() -> None:
     """The worker of `--against`: for each rule index read, one sample of that rule's `Env.compile`, in ns."""
-    compilers = [kcel.Env(variables={name: "dyn" for name in sorted(rule.activation)}).compile for rule in WORKLOAD]
+    compilers = [kcel_env(rule).compile for rule in WORKLOAD]
     for compile_rule, rule in zip(compilers, WORKLOAD, strict=True):
         compile_rule(rule.expr)
     print("ready", flush=True)
@@ -78,7 +83,7 @@ def against(tree: Path, repeat: int) -> list[Timing]:
     assert worker.stdout.readline().strip() == "ready", "the worker did not start"
     timings = []
     for index, rule in enumerate(WORKLOAD):
-        compile_rule = kcel.Env(variables={name: "dyn" for name in sorted(rule.activation)}).compile
+        compile_rule = kcel_env(rule).compile
         compile_rule(rule.expr)
         mine, theirs = [], []
         for _ in range(repeat):
@@ -111,7 +116,7 @@ def main() -> None:
         return None
     everything = []
     for rule in WORKLOAD:
-        candidates = engines(sorted(rule.activation))
+        candidates = engines(rule)
         cases = {}
         for name, compile_rule in candidates.items():
             try:
