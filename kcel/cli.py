@@ -536,17 +536,21 @@ _style = _Style()
 
 
 def _variables(pairs: list[str], inputs: list[str]) -> dict[str, Any]:
+    from kcel.k8s.manifests.decoding import json_float, json_int  # numbers as the API server decodes them
+
     variables: dict[str, Any] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name:
             raise UsageError(f"--var takes NAME=JSON, got {pair!r}")
         try:
-            variables[name] = json.loads(text)
+            variables[name] = json.loads(text, parse_int=json_int, parse_float=json_float)
         except json.JSONDecodeError as err:
             if text.lstrip()[:1] in ("[", "{", '"'):  # meant as JSON: say where it breaks, do not bind a string
                 raise UsageError(f"--var {name}: not valid JSON: {err.msg} at column {err.colno}: {text!r}") from None
             variables[name] = text  # a bare word is a string
+        except ValueError as err:  # a number past float64's range
+            raise UsageError(f"--var {name}: {err}") from None
     for spec in inputs:
         name, sep, path = spec.partition("=")
         if sep and name.isidentifier():

@@ -88,6 +88,8 @@ class Declarations(Protocol):
     shared_macro_targets: bool  # cel-go before v0.22, which also evaluated a comprehension's initialiser first
     presence_test_cost: int  # what `has()` costs itself: 1 in cel-go, 0 in Kubernetes (PresenceTestHasCost(false))
 
+    @property
+    def variables(self) -> Mapping[str, CelType]: ...  # the declared variables' types
     def is_variable(self, name: str) -> bool: ...
     def type_value(self, name: str) -> TypeValue | None: ...
     @property
@@ -170,15 +172,12 @@ class CodeGen:
         header = [f"def {name}(_act, _m):"]
         for var, py in self.variables.items():
             missing = f".get({var!r}, {self.bind(inputs.Unbound(var), '_unbound')})"
-            header.append(f"    {py} = _act{f'[{var!r}]' if self.subscripts else missing}")
-            # `datetime`/`timedelta` (and protobuf well-known) inputs become CEL values, at one class test each.
-            if self.strict_variables:
-                header.append(f"    if {py}.__class__ in _INPUT_CONVERSIONS: {py} = _convert_input({py})")
+            read = f"_act{f'[{var!r}]' if self.subscripts else missing}"
             # An object of a schema's type is read by subscripts and helpers that fail on anything but a mapping,
             # which sends the evaluation to the exact variant (which converts): no class test for it here.
-            elif not (self.subscripts and var in self.schema_objects):
-                special = f"{py}.__class__ is not dict and {py}.__class__ in _SPECIAL_INPUT"
-                header.append(f"    if {special}: {py} = _special_input({py})")
+            schema_object = self.subscripts and var in self.schema_objects
+            declared = self.decls.variables.get(var)
+            header += inputs.read_variable(py, read, declared, self.strict_variables, schema_object)
         header += [f"    {line}" for line in self.preamble]
         return Plan("\n".join([*header, self.w.source()]), self.namespace, name, frozenset(self.variables))
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from kcel.checker.checker import Checked
 from kcel.checker.types import DYN, CelType
-from kcel.errors import CelError, CostLimitExceeded, EvalError
+from kcel.errors import CelError, CostLimitExceeded, EvalError, RecoveredPanic
 from kcel.eval.codegen import CodeGen, Declarations, Plan
 from kcel.eval.dispatch import Meter
 from kcel.eval.inputs import UnboundVariable
@@ -44,7 +44,8 @@ def _compile(plan: Plan, tag: str, **bound: Any) -> CompiledFunction:
 
 def _as_entry(plan: Plan) -> Plan:
     """The fast variant written as `Program.evaluate` itself, one Python call less: anything but an activation goes
-    to `_general` (the method), any error but one that stops the evaluation to `_fallback` (the exact variant).
+    to `_general` (the method), any error but one that stops the evaluation to `_fallback` (the exact variant, or
+    an internal error for an exception that stands for no CEL error).
     Generated lines hold no newline of their own (user text enters through `repr`), so the body indents line by
     line."""
     definition, body = plan.source.split("\n", 1)
@@ -53,7 +54,7 @@ def _as_entry(plan: Plan) -> Plan:
         "    if cost_limit is not None or activation is None:", "        return _general(activation, cost_limit)",
         "    _act, _m = activation, None", "    try:",
         textwrap.indent(body, "    "), "    except _EvaluationStopped:", "        raise",
-        "    except _FALLBACK as _e:", "        return _fallback(_act, _e)",
+        "    except Exception as _e:", "        return _fallback(_act, _e)",
     ])  # fmt: skip
     return dataclasses.replace(plan, source=source)
 
@@ -90,7 +91,7 @@ class Program:
         if function is None:  # a race only compiles it twice
             general = types.MethodType(Program.evaluate, self)
             entry = _as_entry(self._plan)
-            compiled = _compile(entry, "fast", _general=general, _fallback=self._after_fast, _FALLBACK=_FALLBACK)
+            compiled = _compile(entry, "fast", _general=general, _fallback=self._after_fast)
             function = compiled.function
             function.__doc__ = Program.evaluate.__doc__
             object.__setattr__(self, "_fast", function)
@@ -133,6 +134,8 @@ class Program:
     def _after_fast(self, activation: Mapping[str, Any], error: BaseException) -> Any:
         """The fast variant met an error: a Python one, whose words in cel-go depend on the operand (a missing key's
         on the field's name), or a CEL one, which it does not absorb; the exact variant answers."""
+        if not isinstance(error, _FALLBACK):
+            raise internal_error(error) from None
         if isinstance(error, RecursionError):
             raise _too_deep() from None
         try:
@@ -141,6 +144,10 @@ class Program:
             raise _final_error(err) from None
         except RecursionError:
             raise _too_deep() from None
+        except EvalError:
+            raise
+        except Exception as err:
+            raise internal_error(err) from None
 
     def evaluate_with_cost(
         self, activation: Mapping[str, Any] | None = None, cost_limit: int | None = None
@@ -166,6 +173,8 @@ class Program:
                 raise exceeded from None
         except EvalError as err:
             raise self._cost_of_failure(_spent(err, meter), activation or _EMPTY, meter.limit) from None
+        except Exception as err:
+            raise _spent(internal_error(err), meter) from None
         if meter.absorbed:  # the metered plan charges a block up front, though an error cut it short
             try:
                 return self._exactly(activation or _EMPTY, meter.limit)
@@ -203,6 +212,8 @@ class Program:
             raise
         except (KeyError, TypeError, AttributeError, OperandTypeError, RecursionError, EvalError) as err:
             raise _spent(err, meter) from None
+        except Exception as err:
+            raise _spent(internal_error(err), meter) from None
 
     def explain(self, activation: Mapping[str, Any] | None = None) -> Explanation:
         """Evaluate once more, recording what every subexpression gave and what decided `&&`, `||`, `?:` and
@@ -226,6 +237,8 @@ class Program:
             error = _final_error(err)
         except RecursionError:
             error = _too_deep()
+        except Exception as err:
+            error = internal_error(err)
         return explain(self.parsed, tracer, value, error)
 
     @property
@@ -253,6 +266,13 @@ def _final_error(err: BaseException) -> EvalError:
     the plain EvalError it stands for, so every variant raises the same class."""
     error = as_eval_error(err)
     return EvalError(error.message, error.expr_id) if type(error) is OperandTypeError else error
+
+
+def internal_error(err: BaseException) -> EvalError:
+    """A Python exception no library turned into a CEL error (a bug, or a resource exhausted): an error of the
+    evaluation, worded as cel-go words a panic it recovers, so the caller's failure policy decides, never the
+    exception itself."""
+    return RecoveredPanic(f"internal error: {err or type(err).__name__}")
 
 
 def _too_deep() -> EvalError:

@@ -36,9 +36,12 @@ from kcel.eval.inputs import (  # noqa: F401 (EXPORTED, and what callers import 
     UnboundVariable,
     bound,
     convert_input,
+    declared_input,
+    declared_input_strict,
     register_input,
     special_input,
 )
+from kcel.temporal import Duration, Timestamp  # noqa: F401 (EXPORTED: the classes of declared variables)
 from kcel.values import (
     INT64_MAX,
     LIST_VIEWS,
@@ -761,6 +764,7 @@ EXPORTED = {"raise": raise_error} | {
         "type_of", "cel_equals", "list_with_optionals", "make_map_optional", "optional_missing",
         "optional_value",
         "Lazy", "force", "UNBOUND", "INPUT_CONVERSIONS", "convert_input", "SPECIAL_INPUT", "special_input", "bound",
+        "declared_input", "declared_input_strict", "Timestamp", "Duration",
         "charge",
     )
 }  # fmt: skip

@@ -16,10 +16,11 @@ from typing import Any, NoReturn
 from kcel.checker.types import CelType
 from kcel.errors import EvalError, Issue
 from kcel.eval.runtime import type_name
+from kcel.eval.sizes import refuse_oversized, text_size
 from kcel.gofloat import format_double, plain_decimal, shortest_digits
 from kcel.parser.ast import Call, Const, CreateList, CreateMap, Expr, walk
 from kcel.temporal import Timestamp, go_quote
-from kcel.values import INT64_MAX
+from kcel.values import INT64_MAX, decimal_int
 
 __all__ = [
     "LEGACY_CLAUSES", "V2_CLAUSES", "Clause", "format_issues", "go_value", "string_format", "string_format_v2",
@@ -161,6 +162,8 @@ Clause = Callable[[Any, int | None], str]
 def _format(clauses: Mapping[str, Clause], text: str, args: Sequence[Any], checking: bool = False) -> str:
     """cel-go's parseFormatString: walk the format string, substituting one argument per clause. Its compile-time
     check (`checking`) finds a `%` that ends the string before it counts the arguments; evaluation, after."""
+    if not checking:  # `%s` of a list whose elements share sublists: text exponential in the list's size
+        refuse_oversized(text_size(args), "format")
     out: list[str] = []
     pos, arg_index = 0, 0
     while (percent := text.find("%", pos)) >= 0:
@@ -207,7 +210,7 @@ def _parse_clause(clauses: Mapping[str, Clause], text: str, pos: int) -> tuple[i
 
 def _atoi(digits: str) -> int:
     """Go's strconv.Atoi on the precision digits, with its error texts."""
-    problem = "invalid syntax" if not digits else "value out of range" if int(digits) > INT64_MAX else ""
+    problem = "invalid syntax" if not digits else "value out of range" if decimal_int(digits) > INT64_MAX else ""
     if problem:
         _bad_clause(
             "error while parsing precision: error while converting precision to integer: "

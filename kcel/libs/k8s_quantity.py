@@ -12,7 +12,7 @@ from kcel.errors import EvalError
 from kcel.eval.dispatch import register_class
 from kcel.eval.runtime import register_type_name
 from kcel.libs import Library, Overload, size_cost, size_estimate, unit_cost, unit_estimate
-from kcel.values import INT64_MAX, INT64_MIN
+from kcel.values import INT64_MAX, INT64_MIN, decimal_int
 
 __all__ = [
     "BINARY_SI", "DECIMAL_EXPONENT", "DECIMAL_SI", "ERR_FORMAT", "ERR_NUMERIC", "ERR_SUFFIX", "LIBRARY",
@@ -361,7 +361,7 @@ def _interpret(suffix: str) -> tuple[int, int, str] | None:
     if suffix in _BINARY_SUFFIXES:
         return 2, _BINARY_SUFFIXES[suffix], BINARY_SI
     if len(suffix) > 1 and suffix[0] in "eE" and _EXPONENT.fullmatch(suffix[1:]):
-        exponent = int(suffix[1:])  # strconv.ParseInt(..., 10, 64), then int32()
+        exponent = decimal_int(suffix[1:])  # strconv.ParseInt(..., 10, 64), then int32()
         return (10, _wrap_int32(exponent), DECIMAL_EXPONENT) if _fits_int64(exponent) else None
     return None
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from kcel.libs.k8s_format import label_key_errors, label_value_errors
 from kcel.temporal import go_quote
+from kcel.values import decimal_int
 
 __all__ = [
     "FieldRequirement", "LabelRequirement", "SelectorError", "aggregate_errors", "new_label_requirement",
@@ -81,7 +82,7 @@ def _parse_int64(text: str) -> int | None:
     """strconv.ParseInt(text, 10, 64), None on failure."""
     if _INT64_RE.fullmatch(text) is None:
         return None
-    value = int(text)
+    value = decimal_int(text)
     return value if -(1 << 63) <= value < 1 << 63 else None
 
 

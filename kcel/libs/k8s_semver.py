@@ -11,7 +11,7 @@ from kcel.eval.dispatch import register_class
 from kcel.eval.runtime import register_type_name
 from kcel.libs import Library, Overload, size_cost, size_estimate, unit_cost, unit_estimate
 from kcel.temporal import go_quote
-from kcel.values import UINT64_MAX
+from kcel.values import UINT64_MAX, decimal_int
 
 __all__ = [
     "LIBRARY", "NORMALIZE_SINCE", "SEMVER_TYPE", "PreRelease", "Semver", "SemverError", "library",
@@ -178,7 +178,7 @@ def _parse_uint(digits: str) -> int:
     """strconv.ParseUint(s, 10, 64) on text already known to be ASCII digits (or empty)."""
     if not digits:
         raise SemverError('strconv.ParseUint: parsing "": invalid syntax')
-    value = int(digits)
+    value = decimal_int(digits)
     if value > UINT64_MAX:
         raise SemverError(f"strconv.ParseUint: parsing {go_quote(digits)}: value out of range")
     return value

@@ -22,7 +22,7 @@ from kcel.checker.types import (
 )
 from kcel.errors import EvalError, RecoveredPanic
 from kcel.eval.runtime import go_type, type_name
-from kcel.eval.sizes import actual_size
+from kcel.eval.sizes import actual_size, refuse_oversized
 from kcel.libs import (
     CallEstimate,
     CallSite,
@@ -85,6 +85,7 @@ def lists_range(n: int) -> list[int]:
 
 
 def _flatten(values: Sequence[Any], depth: int, out: list[Any]) -> list[Any]:
+    refuse_oversized(len(out), "flatten", "elements")  # its cost does not count the elements of the sublists
     for value in values:
         if depth > 0 and _is_list(value):
             _flatten(value, depth - 1, out)

@@ -14,7 +14,7 @@ from kcel.libs import Library, Overload
 from kcel.parser.ast import Const, Expr
 from kcel.parser.macros import Expander, Macro, MacroError, NodeFactory
 from kcel.temporal import go_quote
-from kcel.values import INT64_MAX
+from kcel.values import INT64_MAX, decimal_int
 
 __all__ = [
     "CIDR", "CIDR_TYPE", "IP", "IP_TYPE", "LIBRARY", "NetipError", "parse_cidr", "parse_ip", "parse_netip_addr",
@@ -304,7 +304,7 @@ def _prefix_bits(text: str) -> int | None:
     """strconv.Atoi limited to plain decimal digits, as ParsePrefix requires; None if it fails."""
     if not text or any(ch not in _DIGITS for ch in text) or (len(text) > 1 and text[0] == "0"):
         return None
-    value = int(text)
+    value = decimal_int(text)
     return value if value <= INT64_MAX else None
 
 

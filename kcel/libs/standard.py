@@ -33,7 +33,7 @@ from kcel.eval.sizes import actual_size
 from kcel.gofloat import format_double
 from kcel.goregex import GoRegexError, compile_go_regex, search_matches
 from kcel.libs import CallEstimate, CallSite, ConstantCheck, Library, Overload, SizeEstimate, size_estimate
-from kcel.values import INT64_MAX, INT64_MIN, UINT64_MAX, Uint
+from kcel.values import INT64_MAX, INT64_MIN, UINT64_MAX, Uint, decimal_int
 
 
 def _tenth(n: int) -> int:
@@ -144,7 +144,7 @@ _UINT_TEXT = re.compile(r"[0-9]+\Z")  # strconv.ParseUint takes no sign, not eve
 def string_to_int64(text: str) -> int:
     if not _INT_TEXT.match(text):
         raise _string_conversion_error("int")
-    value = int(text)
+    value = decimal_int(text)
     if not INT64_MIN <= value <= INT64_MAX:
         raise _string_conversion_error("int")
     return value
@@ -165,7 +165,7 @@ def double_to_uint64(value: float) -> Uint:
 def string_to_uint64(text: str) -> Uint:
     if not _UINT_TEXT.match(text):
         raise _string_conversion_error("uint")
-    value = int(text)
+    value = decimal_int(text)
     if value > UINT64_MAX:
         raise _string_conversion_error("uint")
     return Uint(value)

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 from kcel.checker.types import DYN, INT, STRING, CelType, list_of
 from kcel.errors import EvalError
 from kcel.eval.runtime import type_name
-from kcel.eval.sizes import actual_size
+from kcel.eval.sizes import actual_size, refuse_oversized
 from kcel.libs import (
     NOT_LITERAL,
     UINT64_MAX,
@@ -139,11 +139,16 @@ def string_upper_ascii(text: str) -> str:
 
 
 def string_replace_string_string(text: str, old: str, new: str) -> str:
-    return text.replace(old, new)
+    return string_replace_string_string_int(text, old, new, -1)
 
 
 def string_replace_string_string_int(text: str, old: str, new: str, count: int) -> str:
-    """Go's strings.Replace: a negative count replaces all, like Python's."""
+    """Go's strings.Replace: a negative count replaces all, like Python's. Its cost does not grow with the result,
+    so a result past what kcel builds is refused before it is built."""
+    if len(new) > len(old):
+        found = text.count(old)  # for old == "", len(text) + 1, as Python and Go both insert
+        replaced = found if count < 0 else min(found, count)
+        refuse_oversized(len(text) + replaced * (len(new) - len(old)), "replace")
     return text.replace(old, new, count)
 
 
@@ -226,10 +231,16 @@ def list_join(items: Sequence[Any]) -> str:
 def list_join_string(items: Sequence[Any], sep: str) -> str:
     """Versions 2+: a non-string element is reported with Go's `%v` of the CEL value."""
     try:
-        return sep.join(items)
+        return _join(items, sep)
     except TypeError:
         bad = next(item for item in items if not isinstance(item, str))
         raise EvalError(f"join: invalid input: {go_value(bad)}") from None
+
+
+def _join(items: Sequence[Any], sep: str) -> str:
+    """`sep.join(items)`, refused past what kcel builds (the list may hold one long string many times)."""
+    refuse_oversized(sum(map(len, items)) + len(sep) * (len(items) - 1), "join")
+    return sep.join(items)
 
 
 def list_join_v0(items: Sequence[Any]) -> str:
@@ -239,7 +250,7 @@ def list_join_v0(items: Sequence[Any]) -> str:
 def list_join_string_v0(items: Sequence[Any], sep: str) -> str:
     """Versions 0-1 convert the list to a Go []string first; the error is that conversion's."""
     try:
-        return sep.join(items)
+        return _join(items, sep)
     except TypeError:
         bad = next(item for item in items if not isinstance(item, str))
         kind = type_name(bad)

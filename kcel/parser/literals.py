@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from kcel.values import Uint
+from kcel.values import Uint, decimal_int
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 UINT64_MAX = 2**64 - 1
@@ -24,7 +24,7 @@ def parse_int(text: str) -> int:
     digits = "".join(text.split())  # a `- 1` literal may hold spaces after its sign
     negative = digits.startswith("-")
     body = digits.lstrip("-")
-    value = int(body[2:], 16) if body.startswith("0x") else int(body)
+    value = int(body[2:], 16) if body.startswith("0x") else decimal_int(body)
     value = -value if negative else value
     if not INT64_MIN <= value <= INT64_MAX:
         raise LiteralError("invalid int literal")
@@ -33,7 +33,7 @@ def parse_int(text: str) -> int:
 
 def parse_uint(text: str) -> Uint:
     body = text[:-1]
-    value = int(body[2:], 16) if body.startswith("0x") else int(body)
+    value = int(body[2:], 16) if body.startswith("0x") else decimal_int(body)
     if value > UINT64_MAX:
         raise LiteralError("invalid uint literal")
     return Uint(value)

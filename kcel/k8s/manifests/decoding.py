@@ -29,6 +29,7 @@ from yaml.nodes import MappingNode, ScalarNode
 from kcel.gofloat import format_double
 from kcel.k8s.schemas.maplist import tag
 from kcel.temporal import go_quote
+from kcel.values import decimal_int
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 UINT64_MAX = 2**64 - 1
@@ -497,16 +498,27 @@ class _Pairs(list):  # type: ignore[type-arg]
     """A JSON object's members in document order, duplicates included, until they are checked."""
 
 
-def _json_int(text: str) -> Any:
-    number = int(text)
-    return number if INT64_MIN <= number <= INT64_MAX else float(text)
+def json_int(text: str) -> int | float:
+    """A whole JSON number as apimachinery's JSON decoding keeps it: an int when int64 holds it, else a double."""
+    number = decimal_int(text)
+    return number if INT64_MIN <= number <= INT64_MAX else json_float(text)
+
+
+def json_float(text: str) -> float:
+    """A JSON number as a double; past float64's range an error, as Go's strconv.ParseFloat has it."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"json: cannot unmarshal number {text} into Go value of type float64")
+    return value
 
 
 def _json_constant(text: str) -> Any:
     raise ValueError(f"invalid character '{text[0]}' looking for beginning of value")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_Pairs, parse_int=_json_int, parse_constant=_json_constant)
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_Pairs, parse_int=json_int, parse_float=json_float, parse_constant=_json_constant
+)
 
 
 def _json_documents(text: str, name: str, first_line: int, first_index: int) -> list[Document]:

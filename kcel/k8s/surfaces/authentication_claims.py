@@ -32,6 +32,7 @@ from kcel.eval.program import Program
 from kcel.k8s import field as fe
 from kcel.k8s.admission.compilation import ANY_RESULT, Compiled, ObjectType, compile_expression
 from kcel.k8s.environment import Version
+from kcel.k8s.manifests.decoding import json_float, json_int
 from kcel.k8s.schemas.escaping import unescape
 from kcel.parser.ast import Call, Const, Expr, Ident, Select, walk
 
@@ -201,18 +202,12 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
         raise ValueError(f"invalid JSON value {name}")
 
     try:
-        value = json.loads(text, parse_int=_json_int, parse_constant=no_constant)
+        value = json.loads(text, parse_int=json_int, parse_float=json_float, parse_constant=no_constant)
     except ValueError as err:
         raise Rejected(f"{what} not valid JSON: {err}") from None
     if not isinstance(value, dict):
         raise Rejected(f"{what} not a JSON object")
     return value
-
-
-def _json_int(text: str) -> int | float:
-    """A whole JSON number: an int when int64 holds it (as apimachinery's JSON decoding keeps it), else a double."""
-    number = int(text)
-    return number if -(2**63) <= number < 2**63 else float(number)
 
 
 def issuer_of(claims: Mapping[str, Any]) -> str:
