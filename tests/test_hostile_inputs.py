@@ -204,6 +204,24 @@ def test_an_expression_failing_on_a_huge_annotation_is_decided_by_the_policys_fa
         assert "type conversion error from 'string' to 'int'" in decision.message
 
 
+@pytest.mark.parametrize(("failure", "allowed"), [("Fail", False), ("Ignore", True)])
+def test_a_bug_of_kcels_while_validating_is_decided_by_the_policys_failure_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str, allowed: bool
+) -> None:
+    from kcel.k8s.admission import dispatch
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    (tmp_path / "policy.yaml").write_text(POLICY.format(failure=failure))
+    policies = PolicySet.load([tmp_path])
+    monkeypatch.setattr(dispatch, "validate", broken)
+    decision = policies.validate(_request("1"))
+    assert decision.allowed is allowed
+    if not allowed:
+        assert "internal error: RuntimeError: a bug" in decision.message
+
+
 async def test_the_webhook_with_failure_policy_ignore_still_denies_for_a_fail_policy(tmp_path: Path) -> None:
     """The bypass: `kcel serve --failure-policy Ignore` used to allow this request (the ValueError was the server's
     own failure). The policy's `failurePolicy: Fail` decides."""

@@ -245,7 +245,11 @@ class Admission:
                 continue
             inputs = [self.inputs(match.resource, match.kind, param) for param in params]
             for param, given in zip(params, inputs, strict=True):
-                result = validate(compiled, given, self.meter)
+                try:
+                    result = validate(compiled, given, self.meter)
+                except Exception as err:  # kcel's own bug, not the request's: the policy's failure policy decides
+                    self.internal_error(policy, binding, err)
+                    continue
                 self.record(policy, binding, param, result)
                 self.apply(policy, binding, result, collected)
         for key, values in collected.items():
@@ -255,6 +259,14 @@ class Admission:
         self.evaluations.append(Evaluation(policy.name, binding.name, "", "config-error", detail=message))
         if policy.failure_policy == FAIL:
             self.denials.append(_Denial(policy.name, binding.name, f"failed to configure binding: {message}"))
+
+    def internal_error(self, policy: Policy, binding: Binding, err: Exception) -> None:
+        """As the API server treats an evaluation that fails: a denial under `failurePolicy: Fail`, else nothing (a
+        server-wide failure policy must never let a request past a policy that says Fail)."""
+        message = f"internal error: {type(err).__name__}: {err}"
+        self.evaluations.append(Evaluation(policy.name, binding.name, "", "error", detail=message))
+        if policy.failure_policy == FAIL:
+            self.denials.append(_Denial(policy.name, binding.name, message))
 
     def inputs(self, resource: GVR, kind: GVK, param: Any) -> Inputs:
         return Inputs(

@@ -284,6 +284,11 @@ class MutatingPhase:
             except MutationFailed as err:
                 self.fail(invocation, str(err), "Invalid")
                 continue
+            except Rejected:
+                raise
+            except Exception as err:  # kcel's own bug, not the request's: the policy's failure policy decides
+                self.fail(invocation, f"internal error: {type(err).__name__}: {err}", "InternalError")
+                continue
             applied = True
             changed = mutated != self.attributes.object
             self.attributes = replace(self.attributes, object=mutated)

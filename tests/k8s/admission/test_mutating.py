@@ -376,3 +376,21 @@ def test_each_mutation_has_the_runtime_budget(tmp_path: Path, monkeypatch: pytes
     )
     monkeypatch.setattr(mutation, "RUNTIME_BUDGET", 10_000_000)
     assert admit(tmp_path, [mutating("m", costly, variables=[names]), mutating_binding("m")]).allowed
+
+
+@pytest.mark.parametrize(("failure", "allowed"), [("Fail", False), ("Ignore", True)])
+def test_a_bug_of_kcels_while_mutating_is_decided_by_the_policys_failure_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str, allowed: bool
+) -> None:
+    """Not the server's failure policy: a `kcel serve --failure-policy Ignore` must not let a request past a policy
+    that says Fail because kcel itself failed while applying its patch (issue 43)."""
+    from kcel.k8s.admission import mutation
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(mutation, "patch_json", broken)
+    decision = admit(tmp_path, [mutating("m.example.com", LABEL, failurePolicy=failure), mutating_binding()])
+    assert decision.allowed is allowed
+    if not allowed:
+        assert "internal error: RuntimeError: a bug" in decision.message
