@@ -88,7 +88,7 @@ def _without_missing_expectations(suites: list[Suite]) -> tuple[list[Suite], lis
     from dataclasses import replace
 
     from kcel.k8s import field as fe
-    from kcel.suites.fields import SuiteError
+    from kcel.suites.fields import SuiteError, located
 
     problem = "no expectation: give expect (or run kcel test --update to record the answer)"
     kept, problems = [], []
@@ -96,7 +96,7 @@ def _without_missing_expectations(suites: list[Suite]) -> tuple[list[Suite], lis
         missing = {case.index for case in suite.cases if case.expect is None and not case.skip}
         if missing:
             errors = [SuiteError(suite.where, fe.Path.new("cases").index(i), problem) for i in sorted(missing)]
-            problems += [error.located() for error in errors]  # each at its case's line
+            problems += located(errors)  # each at its case's line
         kept.append(replace(suite, cases=tuple(case for case in suite.cases if case.index not in missing)))
     return kept, problems
 

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from kcel.k8s.manifests.yamltext import compose_document, end_of, key_of, value_of
+from kcel.k8s.manifests.yamltext import compose_documents, end_of, key_of, value_of
 from kcel.suites.loading import load_file
 from kcel.suites.runner import ERROR, FAILED, NEW, SKIPPED, Result
 
@@ -87,15 +87,20 @@ def apply(found: Sequence[Change], stream: TextIO) -> tuple[set[str], list[str]]
 
 
 def rewrite(text: str, found: Iterable[Change]) -> str:
-    """The text with each change's `expect:` replaced or added; every other character is kept."""
+    """The text with each change's `expect:` replaced or added; every other character is kept. Each document is
+    composed once and the text joined once, so that the time grows with the file, not with the file per change."""
+    found = list(found)
+    documents = compose_documents(text, (change.document for change in found))
     edits: list[tuple[int, int, str]] = []
     for change in found:
-        offset, chunk, root = compose_document(text, change.document)
+        offset, chunk, root = documents[change.document]
         start, end, replacement = _edit(chunk, root, change)
         edits.append((offset + start, offset + end, replacement))
-    for start, end, replacement in sorted(edits, reverse=True):
-        text = text[:start] + replacement + text[end:]
-    return text
+    pieces, kept_from = [], 0
+    for start, end, replacement in sorted(edits):
+        pieces += [text[kept_from:start], replacement]
+        kept_from = end
+    return "".join([*pieces, text[kept_from:]])
 
 
 def _edit(chunk: str, root: Node | None, change: Change) -> tuple[int, int, str]:
