@@ -35,7 +35,8 @@ Every problem of every suite file is shown (file:line: where known); the suites 
 left out and the others still run.
 
 exit status: 0 all passed (or no suite found, unless --require-suites), 1 a case failed, 2 a suite (or a case of
-it) cannot be read or prepared, whatever the other suites did (or bad usage)
+it) cannot be read or prepared, whatever the other suites did (or the --junit-xml file cannot be written, or bad
+usage)
 """
 
 
@@ -88,7 +89,7 @@ def _without_missing_expectations(suites: list[Suite]) -> tuple[list[Suite], lis
     from dataclasses import replace
 
     from kcel.k8s import field as fe
-    from kcel.suites.fields import SuiteError
+    from kcel.suites.fields import SuiteError, located
 
     problem = "no expectation: give expect (or run kcel test --update to record the answer)"
     kept, problems = [], []
@@ -96,7 +97,7 @@ def _without_missing_expectations(suites: list[Suite]) -> tuple[list[Suite], lis
         missing = {case.index for case in suite.cases if case.expect is None and not case.skip}
         if missing:
             errors = [SuiteError(suite.where, fe.Path.new("cases").index(i), problem) for i in sorted(missing)]
-            problems += [error.located() for error in errors]  # each at its case's line
+            problems += located(errors)  # each at its case's line
         kept.append(replace(suite, cases=tuple(case for case in suite.cases if case.index not in missing)))
     return kept, problems
 
@@ -137,7 +138,7 @@ def _run(args: argparse.Namespace, suites: list[Suite], problems: list[str] | No
     if args.update:
         results, trouble = _update(results, args)
     summary = reports.Summary.of(results, deselected)
-    _write_junit(args, results, problems)
+    unsaved = _write_junit(args, results, problems)
     if args.output == "json":
         print(json.dumps(reports.report_json(results, summary, problems + trouble), indent=2))
     elif args.output == "junit":
@@ -151,6 +152,9 @@ def _run(args: argparse.Namespace, suites: list[Suite], problems: list[str] | No
         print(summary.line())
     if problems:
         print(f"kcel test: {_count(problems)}; the suites and cases they concern were not run", file=sys.stderr)
+    if unsaved:
+        print(f"kcel test: --junit-xml {unsaved}", file=sys.stderr)
+    if problems or unsaved:
         return 2
     return 1 if summary.failed or trouble else 0
 
@@ -203,18 +207,24 @@ def _emit(output: str, findings: list[Finding]) -> None:
     emit.close()
 
 
-def _write_junit(args: argparse.Namespace, results: list[Result], problems: list[str] | None = None) -> None:
+def _write_junit(args: argparse.Namespace, results: list[Result], problems: list[str] | None = None) -> str | None:
+    """`--junit-xml FILE`, replaced at once (CI must never read half a report); why it could not be, if not."""
     if args.junit_xml:
+        from kcel.k8s.manifests.saving import SaveError, save
         from kcel.suites.reports import junit_xml
 
-        args.junit_xml.write_text(junit_xml(results, problems or []), encoding="utf-8")
+        try:
+            save(args.junit_xml, junit_xml(results, problems or []).encode("utf-8"))
+        except SaveError as err:
+            return str(err)
+    return None
 
 
 def _unreadable(args: argparse.Namespace, problems: list[str]) -> int:
     """No suite can be read or prepared: a line for each problem, nothing run, exit status 2."""
     from kcel.suites import reports
 
-    _write_junit(args, [], problems)
+    unsaved = _write_junit(args, [], problems)
     if args.output == "json":
         print(json.dumps(reports.report_json([], reports.Summary(), problems), indent=2))
     elif args.output == "junit":
@@ -224,4 +234,6 @@ def _unreadable(args: argparse.Namespace, problems: list[str]) -> int:
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     print(f"kcel test: {_count(problems)}; no case was run", file=sys.stderr)
+    if unsaved:
+        print(f"kcel test: --junit-xml {unsaved}", file=sys.stderr)
     return 2

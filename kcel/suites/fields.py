@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from kcel.k8s import field as fe
-from kcel.k8s.manifests.yamltext import line_of
+from kcel.k8s.manifests.yamltext import Lines
 
 
 class SuiteError(ValueError):
@@ -27,15 +27,10 @@ class SuiteError(ValueError):
         self.detail = f"{_text(path)}: {problem}" if path.elements else problem
         super().__init__(f"{where}: {self.detail}")
 
-    def located(self, text: str | None = None) -> str:
+    def located(self, lines: SuiteLines | None = None) -> str:
         """The message with the field's line when it can be found: `file:12: document 0: cases[2].objekt: ...`
-        (editors and CI logs link `file:line`)."""
-        if text is None:
-            try:
-                text = self.where.file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                return str(self)
-        line = line_of(text, self.where.document, self.path)
+        (editors and CI logs link `file:line`); `lines`: the suite files' lines, shared by many messages."""
+        line = (lines or SuiteLines()).line(self.where, self.path)
         if line is None:
             return str(self)
         return f"{self.where.file}:{line}: document {self.where.document}: {self.detail}"
@@ -56,6 +51,31 @@ class SuiteErrors(SuiteError):
 
     def every(self) -> tuple[SuiteError, ...]:
         return self.errors
+
+
+class SuiteLines:
+    """The lines of fields in suite files, each file read and each document composed once for every message or
+    report that names a line in it (once a case, a suite of many failing cases would be parsed once a case)."""
+
+    def __init__(self, texts: Mapping[Path, str] | None = None) -> None:
+        """`texts`: files already read (an editor's unsaved text, for kcel lsp); the others are read when asked."""
+        self._files = {file: Lines(text) for file, text in (texts or {}).items()}
+
+    def line(self, where: Where, path: fe.Path) -> int | None:
+        """The 1-based line of a field of a suite document, when the file reads and the field is found."""
+        if where.file not in self._files:
+            try:
+                text = where.file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = ""  # no document, so no line: the messages go without one
+            self._files[where.file] = Lines(text)
+        return self._files[where.file].line(where.document, path)
+
+
+def located(errors: Iterable[SuiteError]) -> list[str]:
+    """Each problem's message at its line, the files read once for all of them."""
+    lines = SuiteLines()
+    return [error.located(lines) for error in errors]
 
 
 def raise_every(errors: Sequence[SuiteError]) -> None:

@@ -31,7 +31,7 @@ from kcel.k8s.manifests.decoding import Document, decode_documents
 from kcel.k8s.manifests.files import is_suite, manifest_files
 from kcel.k8s.surfaces import dra
 from kcel.suites import admission_cases, crd_cases, surface_cases
-from kcel.suites.fields import Fields, SuiteError, Where, attempt, kind_of, raise_every
+from kcel.suites.fields import Fields, SuiteError, SuiteLines, Where, attempt, kind_of, raise_every
 from kcel.suites.model import (
     ADMISSION,
     AUTHENTICATION,
@@ -117,6 +117,7 @@ def load_text(text: str, path: Path) -> tuple[list[Suite], list[str]]:
     if not documents:
         return [], [f"{path}: no suite in this file (it is empty)"]
     suites, problems = [], []
+    lines = SuiteLines({path: text})  # where each problem is, the text composed once for all
     for document in documents:
         where = Where(path, document.index)
         if document.error:
@@ -128,7 +129,7 @@ def load_text(text: str, path: Path) -> tuple[list[Suite], list[str]]:
             try:
                 suites.append(read_suite(document.value, where))
             except SuiteError as err:
-                problems += [one.located(text) for one in err.every()]
+                problems += [one.located(lines) for one in err.every()]
     return suites, problems
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from kcel import colour
 from kcel.findings import Finding
+from kcel.suites.fields import SuiteLines
 from kcel.suites.model import Mismatch
 from kcel.suites.runner import ERROR, FAILED, NEW, PASSED, RECORDED, SKIPPED, Result
 
@@ -65,14 +66,14 @@ class Colour:
 
 
 def text_lines(
-    result: Result, verbose: bool = False, colour: Colour | None = None, texts: dict[str, str] | None = None
+    result: Result, verbose: bool = False, colour: Colour | None = None, lines: SuiteLines | None = None
 ) -> list[str]:
-    """The lines for one result: a failure or an error in full, passes and skips only when verbose (`texts`: the
+    """The lines for one result: a failure or an error in full, passes and skips only when verbose (`lines`: the
     suite files already read, to find a failing case's line)."""
     paint = colour or (lambda code, text: text)
     if result.status in (FAILED, ERROR):
         head = [f"{paint('31', 'FAIL' if result.status == FAILED else 'ERROR')} {result.id}"]
-        line = _case_line(result, {} if texts is None else texts)  # for editors and terminals that open file:line
+        line = _case_line(result, lines or SuiteLines())  # for editors and terminals that open file:line
         place = [f"  at {result.suite.where.file}:{line}"] if line else []
         if result.status == ERROR:
             return head + [f"  {result.detail}"] + place
@@ -103,10 +104,10 @@ def print_text(results: Iterable[Result], verbose: bool, stream: TextIO | None =
     """Print results as they come (to stdout by default); returns them all."""
     stream = stream or sys.stdout
     colour, kept = Colour(stream), []
-    texts: dict[str, str] = {}  # each suite file read once
+    lines = SuiteLines()  # each suite file read once
     for result in results:
         kept.append(result)
-        for line in text_lines(result, verbose, colour, texts):
+        for line in text_lines(result, verbose, colour, lines):
             print(line, file=stream)
     return kept
 
@@ -142,12 +143,12 @@ def report_json(results: Sequence[Result], summary: Summary, problems: Sequence[
 def findings(results: Sequence[Result], problems: Sequence[str] = ()) -> list[Finding]:
     """`-o github`, `-o sarif`: an error on the case's line for each case that failed, erred or has no expectation,
     and one for each suite problem."""
-    texts: dict[str, str] = {}
+    lines = SuiteLines()
     found = [Finding("error", p, p.split(": ")[0], title="kcel test", rule="input-error") for p in problems]
     for result in results:
         if result.status not in (FAILED, ERROR, NEW):
             continue
-        file, line = str(result.suite.where.file), _case_line(result, texts)
+        file, line = str(result.suite.where.file), _case_line(result, lines)
         if result.status == FAILED:
             message = "\n".join(line for m in result.mismatches for line in mismatch_lines(m))
         else:
@@ -161,43 +162,34 @@ def outcomes(results: Sequence[Result]) -> dict[str, list[Outcome]]:
     """Each version's outcome of each case, for `kcel test --k8s-version 1.30-1.37` to tell where they differ."""
     from kcel.matrix import Outcome
 
-    texts: dict[str, str] = {}
+    case_lines = SuiteLines()
     found: dict[str, list[Outcome]] = {}
     for result in results:
         lines = [line.strip() for m in result.mismatches for line in mismatch_lines(m)]
         message = "; ".join(lines) or result.detail
         found.setdefault(result.version, []).append(Outcome(
             result.suite.case_id(result.case), result.status, result.status in (FAILED, ERROR, NEW), message,
-            str(result.suite.where.file), _case_line(result, texts),
+            str(result.suite.where.file), _case_line(result, case_lines),
         ))  # fmt: skip
     return found
 
 
-def _case_line(result: Result, texts: dict[str, str]) -> int:
-    """The line where a case starts in its suite file (0 when it cannot be found); `texts` caches the files."""
-    from kcel.k8s.manifests.yamltext import line_of
-
-    where = result.suite.where
-    file = str(where.file)
-    if file not in texts:
-        try:
-            texts[file] = where.file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            texts[file] = ""
-    return line_of(texts[file], where.document, result.case.path) or 0
+def _case_line(result: Result, lines: SuiteLines) -> int:
+    """The line where a case starts in its suite file (0 when it cannot be found)."""
+    return lines.line(result.suite.where, result.case.path) or 0
 
 
 def junit_xml(results: Sequence[Result], problems: Sequence[str] = ()) -> str:
     """JUnit XML: a <testsuite> per suite document (and one for suites that could not be read)."""
     root = ET.Element("testsuites", name="kcel test")
-    texts: dict[str, str] = {}  # the suite files, read once, to find each case's line
+    lines = SuiteLines()  # the suite files, read once, to find each case's line
     groups: dict[str, list[Result]] = {}
     for result in results:
         groups.setdefault(_suite_name(result), []).append(result)
     for name, members in groups.items():
         suite = ET.SubElement(root, "testsuite", name=name)
         for result in members:
-            _testcase(suite, result, texts)
+            _testcase(suite, result, lines)
         _counts(suite, members)
     if problems:
         unreadable = ET.SubElement(root, "testsuite", name="unreadable suites", tests=str(len(problems)),
@@ -215,10 +207,10 @@ def _suite_name(result: Result) -> str:
     return str(where.file) + (f" (document {where.document})" if where.document else "")
 
 
-def _testcase(parent: ET.Element, result: Result, texts: dict[str, str]) -> None:
+def _testcase(parent: ET.Element, result: Result, lines: SuiteLines) -> None:
     name = result.case.name + (f" [{result.version}]" if result.several else "")
     case = ET.SubElement(parent, "testcase", classname=str(result.suite.where.file), name=name,
-                         file=str(result.suite.where.file), line=str(_case_line(result, texts)),
+                         file=str(result.suite.where.file), line=str(_case_line(result, lines)),
                          time=f"{result.seconds:.6f}")  # fmt: skip
     if result.status == FAILED:
         first = result.mismatches[0]

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from kcel.k8s.environment import NEWEST
 from kcel.suites import admission_cases, crd_cases, surface_cases
-from kcel.suites.fields import SuiteError
+from kcel.suites.fields import SuiteError, located
 from kcel.suites.model import ADMISSION, CRD, Case, Mismatch, Suite
 
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
@@ -79,7 +79,7 @@ def prepare(
         try:
             plans.append(Plan(suite, _target(suite, _all_versions(suite, override)), cases, override))
         except SuiteError as err:
-            problems += [one.located() for one in err.every()]
+            problems += located(err.every())
     return plans, problems, deselected
 
 

@@ -18,8 +18,9 @@ from typing import Any, TextIO
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from kcel.k8s.manifests.yamltext import compose_document, end_of, key_of, value_of
-from kcel.suites.loading import load_file
+from kcel.k8s.manifests.saving import SaveError, save
+from kcel.k8s.manifests.yamltext import compose_documents, end_of, key_of, value_of
+from kcel.suites.loading import load_text
 from kcel.suites.runner import ERROR, FAILED, NEW, SKIPPED, Result
 
 
@@ -61,41 +62,58 @@ def changes(results: Iterable[Result]) -> tuple[list[Change], list[str]]:
 
 def apply(found: Sequence[Change], stream: TextIO) -> tuple[set[str], list[str]]:
     """Write the changes file by file, showing each file's diff first; returns the ids of the cases written, and
-    problems."""
+    problems. A file is replaced at once or not at all (kcel.k8s.manifests.saving), its line breaks and byte order
+    mark kept."""
     written: set[str] = set()
     problems: list[str] = []
     by_file: dict[Path, list[Change]] = {}
     for change in found:
         by_file.setdefault(change.file, []).append(change)
     for file, file_changes in by_file.items():
-        before = file.read_text(encoding="utf-8")
         try:
+            before = file.read_bytes().decode("utf-8")  # as it is: `\r\n` stays, a byte order mark too
             after = rewrite(before, file_changes)
+        except (OSError, UnicodeDecodeError) as err:
+            problems.append(f"{file}: not updated: cannot read: {err.strerror if isinstance(err, OSError) else err}")
+            continue
         except ValueError as err:
             problems.append(f"{file}: not updated: {err}")
             continue
+        _, trouble = load_text(_as_read(after), file)
+        if trouble:  # never leave a suite unreadable
+            problems.append(f"{file}: not updated: the new text would not read back ({trouble[0]})")
+            continue
         stream.write("".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
                                                   f"{file} (before)", f"{file} (updated)")))  # fmt: skip
-        file.write_text(after, encoding="utf-8")
-        _, trouble = load_file(file)
-        if trouble:  # never leave a suite unreadable: put the old text back
-            file.write_text(before, encoding="utf-8")
-            problems.append(f"{file}: not updated: the new text would not read back ({trouble[0]})")
+        try:
+            save(file, after.encode("utf-8"))
+        except SaveError as err:
+            problems.append(f"{file}: not updated: {err.what} (the file is as it was)")
             continue
         written.update(change.case_id for change in file_changes)
     return written, problems
 
 
+def _as_read(text: str) -> str:
+    """The text as `kcel test` reads a file (Python's universal newlines: `\r\n` and `\r` as `\n`)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def rewrite(text: str, found: Iterable[Change]) -> str:
-    """The text with each change's `expect:` replaced or added; every other character is kept."""
+    """The text with each change's `expect:` replaced or added; every other character is kept. Each document is
+    composed once and the text joined once, so that the time grows with the file, not with the file per change."""
+    found = list(found)
+    documents = compose_documents(text, (change.document for change in found))
     edits: list[tuple[int, int, str]] = []
     for change in found:
-        offset, chunk, root = compose_document(text, change.document)
+        offset, chunk, root = documents[change.document]
         start, end, replacement = _edit(chunk, root, change)
         edits.append((offset + start, offset + end, replacement))
-    for start, end, replacement in sorted(edits, reverse=True):
-        text = text[:start] + replacement + text[end:]
-    return text
+    pieces, kept_from = [], 0
+    for start, end, replacement in sorted(edits):
+        pieces += [text[kept_from:start], replacement]
+        kept_from = end
+    return "".join([*pieces, text[kept_from:]])
 
 
 def _edit(chunk: str, root: Node | None, change: Change) -> tuple[int, int, str]:

@@ -3,6 +3,8 @@ messages and CI annotations, and for `kcel test --update`, which splices new tex
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from yaml import SafeLoader, YAMLError, compose
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -32,7 +34,16 @@ def split_documents(text: str) -> list[tuple[int, str]]:
 
 def compose_document(text: str, document: int) -> tuple[int, str, Node | None]:
     """The offset, text and node tree of a document (raises ValueError when there is no such document)."""
+    return _compose(split_documents(text), document)
+
+
+def compose_documents(text: str, documents: Iterable[int]) -> dict[int, tuple[int, str, Node | None]]:
+    """`compose_document` of each document named, the text split once and each document composed once."""
     chunks = split_documents(text)
+    return {document: _compose(chunks, document) for document in set(documents)}
+
+
+def _compose(chunks: list[tuple[int, str]], document: int) -> tuple[int, str, Node | None]:
     if document >= len(chunks):
         raise ValueError(f"document {document} not found")
     offset, chunk = chunks[document]
@@ -72,15 +83,40 @@ def find(root: Node | None, path: fe.Path) -> Node | None:
 
 
 def line_of(text: str, document: int, path: fe.Path) -> int | None:
-    """The 1-based line of a field in a suite file, when it can be found."""
-    try:
-        offset, _, root = compose_document(text, document)
-    except ValueError:
-        return None
-    node = find(root, path) if path.elements else root
-    if node is None:
-        return None
-    return text.count("\n", 0, offset) + int(node.start_mark.line) + 1
+    """The 1-based line of a field in a suite file, when it can be found (to ask for many: `Lines`)."""
+    return Lines(text).line(document, path)
+
+
+class Lines:
+    """The lines of fields in one YAML text, each document composed once however many lines are asked: a report
+    giving the line of each of a suite's failing cases would otherwise parse the file once a case (which made
+    `kcel test` quadratic in its failing cases)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._chunks: list[tuple[int, str]] | None = None
+        self._trees: dict[int, tuple[int, Node | None] | None] = {}  # document: (its first line, 0-based; root)
+
+    def line(self, document: int, path: fe.Path) -> int | None:
+        """The 1-based line of the field at `path` of a document (of the document itself for an empty path)."""
+        tree = self._tree(document)
+        if tree is None:
+            return None
+        first, root = tree
+        node = find(root, path) if path.elements else root
+        return None if node is None else first + int(node.start_mark.line) + 1
+
+    def _tree(self, document: int) -> tuple[int, Node | None] | None:
+        if document not in self._trees:
+            if self._chunks is None:
+                self._chunks = split_documents(self.text)
+            try:
+                offset, _, root = _compose(self._chunks, document)
+            except ValueError:
+                self._trees[document] = None
+            else:
+                self._trees[document] = (self.text.count("\n", 0, offset), root)
+        return self._trees[document]
 
 
 def end_of(chunk: str, node: Node) -> int:
