@@ -2,9 +2,9 @@
 
 The served set is the real engine's: tests/webhook/policies/pods.yaml (quick: well under a millisecond a Pod) and
 tests/webhook/heavy/configmaps.yaml, which compares every ConfigMap value with every other one, four times over,
-so that a ConfigMap of 6 KB takes a few hundred ms or more (the issue's "quadratic policy"). Pods are reviewed
-first, so that a pace learnt from them would call a 6 KB body quick; the ConfigMap must still be evaluated in a
-thread while probes and /metrics answer.
+so that a ConfigMap of 6 KB takes a few hundred ms or more (the issue's "quadratic policy"). Pods of the same
+size are reviewed first, so that a pace learnt from them would call a 6 KB body quick; the ConfigMap must still be
+evaluated in a thread while probes and /metrics answer.
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ def admission(resource: str, kind: str, obj: dict[str, Any], uid: str) -> dict[s
 
 def pod_review(uid: str) -> dict[str, Any]:
     containers = [{"name": f"c{i}", "image": f"registry.example.com/app:{i}.0"} for i in range(3)]
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": containers}}
+    # As large as the heavy ConfigMap (an annotation no policy reads): same size, other policy, other time.
+    metadata = {"name": "web", "annotations": {"description": "a quick Pod " * 450}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": {"containers": containers}}
     return admission("pods", "Pod", pod, uid)
 
 
@@ -118,7 +120,9 @@ async def test_a_heavy_review_runs_in_a_thread_while_probes_and_metrics_answer(
         heavy_seconds = time.perf_counter() - heavy_started
     assert answer.json()["response"]["allowed"] is True
     assert evaluated_on(caplog.records, "heavy") == "thread"
-    assert all(evaluated_on(caplog.records, f"pod-{i}") == "loop" for i in range(50, 60))
+    # Quick reviews stay on the loop once their route is known (a rare slow moment may send one or two to a thread).
+    on_loop = [evaluated_on(caplog.records, f"pod-{i}") == "loop" for i in range(30, 60)]
+    assert on_loop[-1] and sum(on_loop) >= 25
     # Generous bounds only (a slow machine must not fail them); the figures are printed for the report.
     assert max(latencies.values()) < heavy_seconds / 2
     print(f"heavy review {heavy_seconds * 1000:.0f} ms; probes " + ", ".join(
