@@ -24,8 +24,8 @@ the loop only if all of these hold:
 
 Times are the evaluating thread's CPU time (time.thread_time): in a thread the wall time includes waiting for the
 GIL while other threads run, and would call quick reviews slow whenever a heavy one runs beside them. At most
-MAX_ROUTES routes are learnt per generation; reviews of any other route run in threads, so reviews with made-up
-namespaces or resources cannot grow the table.
+MAX_ROUTES routes are learnt per generation, each at most MAX_ROUTE_CHARS long; reviews of any other route run in
+threads, so reviews with made-up namespaces or resources cannot grow the table.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ PACE_DECAY = 0.9  # how fast a route's pace forgets a slow review, per review of
 LARGER_SLACK = 8  # a body up to 1/LARGER_SLACK larger than the largest measured quick counts as no larger
 PACE_OFFSET = 4096  # bytes a review's fixed cost counts as, so the pace of small bodies is not inflated
 MAX_ROUTES = 4096  # routes learnt per policy generation
+# No route the API server sends is longer: a group is a DNS subdomain (253), a version, resource, subresource and
+# namespace DNS labels (63 each), the operation and mode a word. A longer one is made up and not learnt.
+MAX_ROUTE_CHARS = 253 + 4 * 63 + 16
 
 
 class Route(NamedTuple):
@@ -105,7 +108,7 @@ class Pace:
         pace = seconds / (size + PACE_OFFSET)
         record = self._routes.get(route)
         if record is None:
-            if len(self._routes) >= self.max_routes:
+            if len(self._routes) >= self.max_routes or sum(map(len, route)) > MAX_ROUTE_CHARS:
                 return
             record = self._routes[route] = _Record(pace, -1, False)
         record.seconds_per_byte = max(pace, record.seconds_per_byte * PACE_DECAY)

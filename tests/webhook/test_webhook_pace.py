@@ -226,13 +226,18 @@ def test_a_review_of_a_replaced_generation_teaches_nothing() -> None:
 
 
 def test_routes_are_bounded() -> None:
-    """Past the bound, new routes are not learnt (they run in threads); the routes known keep their pace."""
+    """Past the bound, new routes are not learnt (they run in threads); the routes known keep their pace. Nor are
+    routes longer than any the API server sends, so that a review cannot make the table hold megabytes."""
     pace = Pace(max_routes=3)
     for namespace in ("a", "b", "c", "d", "e"):
         pace.observe(1, PODS._replace(namespace=namespace), 1000, 0.0002)
     assert pace.routes() == 3
     assert pace.on_loop(1, PODS._replace(namespace="c"), 1000)
     assert not pace.on_loop(1, PODS._replace(namespace="d"), 1000)
+    made_up = PODS._replace(resource="x" * 1_000_000)  # no real resource is so long: kept nowhere
+    roomy = Pace()
+    roomy.observe(1, made_up, 1000, 0.0002)
+    assert roomy.routes() == 0 and not roomy.on_loop(1, made_up, 1000)
 
 
 def test_the_route_is_read_as_the_engine_matches() -> None:
