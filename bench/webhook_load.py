@@ -17,19 +17,27 @@ Cases:
   which costs several times the server's CPU per request and so, on a 2-core machine, measures mostly itself;
 * /mutate: the MutatingAdmissionPolicy of tests/webhook/policies (a sidecar added to Deployments by an apply
   configuration, merged by the built-in schemas) at 1 and 16 connections; every Deployment answer must carry a patch;
-* memory: 100,000 requests at 16 connections, the server's RSS (from /proc) after warm-up, halfway and at the end.
+* memory: 100,000 requests at 16 connections, the server's RSS (from /proc) after warm-up, halfway and at the end;
+* with `--heavy-every N`, each concurrency level again with every N-th review a heavy one: a ConfigMap of
+  `--heavy-keys` keys (120: ~6 KB) under tests/webhook/heavy/configmaps.yaml, a quadratic policy (a few hundred ms
+  a review). The normal reviews' latency is reported apart, with what became of the heavy ones (answered, refused
+  with 429, past their deadline with 504), and beside both runs /healthz is asked every 50 ms on a connection of
+  its own: a heavy review must not hold the quick ones or the probes, or shedding must say so.
 
 The load generator shares the machine with the server, so throughput figures are a lower bound for the server.
 The ratio to the in-process reference shows what HTTP, TLS, JSON and the thread pool add.
 
 Run: PYTHONPATH=. .venv/bin/python bench/webhook_load.py [--requests 5000] [--seconds 20] [--memory-requests 100000]
      [--client raw|httpx] [--workers N] [--threads N]     (about 2 minutes with the defaults on 2 cores)
+     [--heavy-every 300 [--heavy-keys 120]] [--no-mutate] [--server-tree DIR]
+`--server-tree` runs the server from another checkout (an older commit's worktree), for before/after figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -50,8 +58,10 @@ import trustme
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICIES = ROOT / "tests" / "webhook" / "policies"
+HEAVY_POLICIES = ROOT / "tests" / "webhook" / "heavy"
 RESOURCES = ROOT / "tests" / "webhook" / "resources"
 UID = "00000000-0000-4000-8000-000000000000"
+PROBE_EVERY = 0.05  # seconds between /healthz probes beside the --heavy-every runs
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,9 @@ class Result:
     elapsed: float = 0.0
     server_cpu: float = 0.0  # seconds of server CPU time during the run
     client_cpu: float = 0.0  # and of this process (the load generator)
+    heavy_latencies: list[float] = field(default_factory=list)  # of the heavy reviews (--heavy-every), kept apart
+    heavy_outcomes: collections.Counter[str] = field(default_factory=collections.Counter)
+    probe_latencies: list[float] = field(default_factory=list)  # of /healthz asked meanwhile (with --heavy-every)
 
 
 def reviews() -> list[Template]:
@@ -127,6 +140,20 @@ def reviews() -> list[Template]:
         document = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
         templates.append(Template(name, json.dumps(document).encode(), allowed, request))
     return templates
+
+
+def heavy_review(keys: int) -> Template:
+    """A ConfigMap of `keys` distinct values: allowed by tests/webhook/heavy/configmaps.yaml, after a few hundred ms."""
+    data = {f"key-{i:04d}": f"value-{i:04d}-" + "x" * 20 for i in range(keys)}
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": data}
+    gvk = {"group": "", "version": "v1", "kind": "ConfigMap"}
+    gvr = {"group": "", "version": "v1", "resource": "configmaps"}
+    request = {
+        "uid": UID, "kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr, "name": "settings",
+        "namespace": "default", "operation": "CREATE", "userInfo": {"username": "alice"}, "object": obj,
+    }  # fmt: skip
+    document = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
+    return Template(f"configmap of {keys} keys", json.dumps(document).encode(), True, request)
 
 
 def mutate_reviews() -> list[Template]:
@@ -194,6 +221,15 @@ class RawSender:
             f"Content-Length: {len(body)}\r\n\r\n"
         )
         self.writer.write(head.encode() + body)
+        return await self._answer()
+
+    async def get(self, path: str) -> tuple[int, bytes]:
+        assert self.writer is not None
+        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        return await self._answer()
+
+    async def _answer(self) -> tuple[int, bytes]:
+        assert self.reader is not None
         header = await self.reader.readuntil(b"\r\n\r\n")
         status = int(header[9:12])
         length = 0
@@ -222,11 +258,15 @@ async def drive(
     seconds: float,
     pid: int,
     client: str = "httpx",
+    heavy: Template | None = None,
+    heavy_every: int = 0,
+    probe_every: float = 0.0,
 ) -> Result:
     """`connections` workers on as many keep-alive connections, until `requests` are done or `seconds` pass.
 
     Every worker first sends one untimed request (opening its connection: TLS handshakes are not what is
-    measured), then all start together.
+    measured), then all start together. With `heavy`, every `heavy_every`-th request sent is that review instead;
+    with `probe_every`, /healthz is asked at that interval meanwhile, on a connection of its own.
     """
     result = Result()
     remaining = [requests]
@@ -242,28 +282,50 @@ async def drive(
         index = offset
         while remaining[0] > 0 and time.perf_counter() < stop_at[0]:
             remaining[0] -= 1
-            template = templates[index % len(templates)]
-            index += 1
+            is_heavy = heavy is not None and remaining[0] % heavy_every == 0
+            template = heavy if heavy is not None and is_heavy else templates[index % len(templates)]
+            index += 0 if is_heavy else 1
             uid = str(uuid.uuid4())
             body = template.body.replace(UID.encode(), uid.encode(), 1)
             started = time.perf_counter()
             try:
                 status, content = await sender.post(body, template.path)
-                problem = check(status, content, uid, template)
+                problem = heavy_outcome(status, content, uid) if is_heavy else check(status, content, uid, template)
             except (httpx.HTTPError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
                 problem = f"{type(exc).__name__}: {exc}"
+            if is_heavy:
+                result.heavy_latencies.append(time.perf_counter() - started)
+                result.heavy_outcomes[problem] += 1
+                continue
             result.latencies.append(time.perf_counter() - started)
             if problem:
                 result.errors += 1
                 result.first_error = result.first_error or problem
 
+    async def probe() -> None:
+        """/healthz every `probe_every` seconds, as a kubelet would ask, while the workers run."""
+        sender = RawSender(url, verify, 1)
+        await sender.open()
+        while not all(task.done() for task in tasks):
+            started = time.perf_counter()
+            status, _ = await sender.get("/healthz")
+            result.probe_latencies.append(time.perf_counter() - started)
+            if status != 200:
+                result.errors += 1
+                result.first_error = result.first_error or f"/healthz: HTTP {status}"
+            await asyncio.sleep(probe_every)
+        await sender.close()
+
     tasks = [asyncio.create_task(worker(i, sender)) for i, sender in enumerate(senders)]
     await ready.wait()
+    prober = asyncio.create_task(probe()) if probe_every else None
     pids = server_pids(pid)
     server_cpu, client_cpu, started = sum(map(cpu_seconds, pids)), time.process_time(), time.perf_counter()
     stop_at[0] = started + seconds
     await asyncio.gather(*tasks)
     result.elapsed = time.perf_counter() - started
+    if prober is not None:
+        await prober
     result.server_cpu = sum(map(cpu_seconds, pids)) - server_cpu
     result.client_cpu = time.process_time() - client_cpu
     for sender in {id(s): s for s in senders}.values():
@@ -282,6 +344,16 @@ def check(status: int, content: bytes, uid: str, template: Template) -> str:
     if ("patch" in response) != template.patched:
         return f"{template.name}: patch {'missing' if template.patched else 'unexpected'}"
     return ""
+
+
+def heavy_outcome(status: int, content: bytes, uid: str) -> str:
+    """What became of a heavy review: answered, refused at once (429), past its deadline (504), or what went wrong."""
+    if status != 200:
+        return f"HTTP {status}"
+    response = json.loads(content)["response"]
+    if response["uid"] != uid:
+        return "wrong uid"
+    return "answered" if response["allowed"] else str(response["status"]["code"])
 
 
 def cpu_seconds(pid: int) -> float:
@@ -303,18 +375,22 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(directory: Path, threads: int, workers: int) -> tuple[subprocess.Popen[bytes], str, ssl.SSLContext]:
+def start_server(
+    directory: Path, threads: int, workers: int, policies: list[Path], tree: Path = ROOT
+) -> tuple[subprocess.Popen[bytes], str, ssl.SSLContext]:
+    """`kcel serve` from `tree` (this checkout, or the one of --server-tree) on a free loopback port."""
     ca = trustme.CA()
     leaf = ca.issue_cert("127.0.0.1")
     (directory / "tls.crt").write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
     (directory / "tls.key").write_bytes(leaf.private_key_pem.bytes())
     port = free_port()
     command = [
-        sys.executable, "-m", "kcel.webhook", "--policies", str(POLICIES), "--resources", str(RESOURCES),
+        sys.executable, "-m", "kcel.webhook", *(f"--policies={p}" for p in policies), "--resources", str(RESOURCES),
         "--cert", str(directory / "tls.crt"), "--key", str(directory / "tls.key"), "--host", "127.0.0.1",
         "--port", str(port), "--threads", str(threads), "--workers", str(workers),
     ]  # fmt: skip
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    process = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     verify = ssl.create_default_context()
     ca.configure_trust(verify)
     url = f"https://127.0.0.1:{port}"
@@ -358,6 +434,26 @@ def report(label: str, result: Result, reference_rate: float) -> str:
         f"{label:<18} {count:>7}  {rate:>8.0f}/s  {rate / reference_rate:>5.2f}x  {p50:>6.2f} ms  {p99:>6.2f} ms  "
         f"{server:>11.0f} us  {client:>11.0f} us  {result.errors:>6}"
         + (f"  first error: {result.first_error}" if result.errors else "")
+        + (heavy_report(result) if result.heavy_latencies else "")
+        + (probe_report(result) if result.probe_latencies else "")
+    )
+
+
+def heavy_report(result: Result) -> str:
+    """The heavy reviews of a mix, on a line of their own: their latency and what became of them."""
+    latencies = result.heavy_latencies
+    outcomes = ", ".join(f"{outcome} {count}" for outcome, count in sorted(result.heavy_outcomes.items()))
+    return (
+        f"\n{'':<18} and {len(latencies)} heavy: p50 {percentile(latencies, 0.5) * 1000:.0f} ms, "
+        f"max {max(latencies) * 1000:.0f} ms; {outcomes}"
+    )
+
+
+def probe_report(result: Result) -> str:
+    probes = result.probe_latencies
+    return (
+        f"\n{'':<18} /healthz meanwhile: {len(probes)} asked, p50 {percentile(probes, 0.5) * 1000:.1f} ms, "
+        f"max {max(probes) * 1000:.1f} ms"
     )
 
 
@@ -382,6 +478,16 @@ async def memory_run(
     return combined
 
 
+def mutate_runs(url: str, verify: ssl.SSLContext, pid: int, args: argparse.Namespace) -> None:
+    """/mutate at 1 and 16 connections, after its in-process reference."""
+    mutating = mutate_reviews()
+    mutate_rate = reference(mutating, seconds=3)
+    print(f"/mutate reference: PolicySet.mutate in-process, 1 thread: {mutate_rate:.0f} reviews/s")
+    for connections in (1, 16):
+        run = drive(url, verify, mutating, connections, args.requests, args.seconds, pid, args.client)
+        print(report(f"/mutate {connections} conn", asyncio.run(run), mutate_rate), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=5000, help="requests per concurrency level (default 5000)")
@@ -391,6 +497,16 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4, help="the server's --threads (default 4)")
     parser.add_argument("--workers", type=int, default=1, help="the server's --workers (default 1)")
     parser.add_argument(
+        "--heavy-every", type=int, default=0, metavar="N",
+        help="run each level again with every N-th review a heavy one (0, default: not)",
+    )  # fmt: skip
+    parser.add_argument("--heavy-keys", type=int, default=120, help="keys of the heavy ConfigMap (default 120: ~6 KB)")
+    parser.add_argument("--no-mutate", action="store_true", help="skip the /mutate runs")
+    parser.add_argument(
+        "--server-tree", type=Path, default=ROOT, metavar="DIR",
+        help="run the server from this checkout (an older commit's worktree; default this one)",
+    )  # fmt: skip
+    parser.add_argument(
         "--client", choices=sorted(SENDERS), default="raw",
         help="load generator: raw (asyncio streams, default) or httpx (AsyncClient; on a small machine it measures "
         "itself: 1-3.5 ms of CPU per request against the server's 0.3-0.6 ms)",
@@ -398,24 +514,31 @@ def main() -> None:
     args = parser.parse_args()
     templates = reviews()
     machine = f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs"
-    print(f"{machine}, {platform.platform()}; server --workers {args.workers} --threads {args.threads}; "
+    tree = args.server_tree.resolve()
+    print(f"{machine}, {platform.platform()}; server --workers {args.workers} --threads {args.threads} from {tree}; "
           f"client {args.client}")  # fmt: skip
     rate = reference(templates, seconds=3)
     print(f"reference: PolicySet.validate in-process, 1 thread: {rate:.0f} reviews/s")
     with tempfile.TemporaryDirectory() as directory:
-        process, url, verify = start_server(Path(directory), args.threads, args.workers)
+        policies = [POLICIES, *([HEAVY_POLICIES] if args.heavy_every else [])]
+        process, url, verify = start_server(Path(directory), args.threads, args.workers, policies, tree)
         pid = process.pid
+        heavy = heavy_review(args.heavy_keys) if args.heavy_every else None
         try:
+            if heavy is not None:
+                print(f"heavy review: {heavy.name}, {len(heavy.body):,} bytes, 1 in {args.heavy_every}")
             print(HEADER)
+            probe_every = PROBE_EVERY if heavy is not None else 0.0  # probes beside plain runs too, to compare
             for connections in (int(c) for c in args.concurrency.split(",")):
-                run = drive(url, verify, templates, connections, args.requests, args.seconds, pid, args.client)
+                run = drive(url, verify, templates, connections, args.requests, args.seconds, pid, args.client,
+                            probe_every=probe_every)  # fmt: skip
                 print(report(f"{connections} connection(s)", asyncio.run(run), rate), flush=True)
-            mutating = mutate_reviews()
-            mutate_rate = reference(mutating, seconds=3)
-            print(f"/mutate reference: PolicySet.mutate in-process, 1 thread: {mutate_rate:.0f} reviews/s")
-            for connections in (1, 16):
-                run = drive(url, verify, mutating, connections, args.requests, args.seconds, pid, args.client)
-                print(report(f"/mutate {connections} conn", asyncio.run(run), mutate_rate), flush=True)
+                if heavy is not None:
+                    run = drive(url, verify, templates, connections, args.requests, args.seconds, pid, args.client,
+                                heavy, args.heavy_every, probe_every)  # fmt: skip
+                    print(report(f"{connections} conn, mix", asyncio.run(run), rate), flush=True)
+            if not args.no_mutate:
+                mutate_runs(url, verify, pid, args)
             if args.memory_requests:
                 run = memory_run(url, verify, templates, pid, args.memory_requests, args.client)
                 print(report("memory run", asyncio.run(run), rate))

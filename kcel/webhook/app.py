@@ -1,10 +1,11 @@
 """The ASGI application: admission reviews on POST /validate, /mutate (and /); health, readiness and metrics.
 
-Policy evaluation is CPU-bound Python. A review the served policies have shown to be quick (`Pace`) is
-evaluated on the event loop; any other runs in a thread pool, so the loop stays free to accept connections, read
-bodies and answer probes. Every admission request has a deadline: the smaller of the
-server's `--timeout` and the `?timeout=` the API server adds to each webhook call, less a tenth for the trip
-back. Past it the server answers by its failure policy instead of letting the API server time out.
+Policy evaluation is CPU-bound Python. A review that reviews like it (the same policy generation, resource,
+operation and namespace, not larger) have shown to be quick is evaluated on the event loop; any other runs in a
+thread pool, so the loop stays free to accept connections, read bodies and answer probes (kcel.webhook.pace).
+Every admission request has a deadline: the smaller of the server's `--timeout` and the `?timeout=` the API
+server adds to each webhook call, less a tenth for the trip back. Past it the server answers by its failure
+policy instead of letting the API server time out.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import gc
 import logging
 import re
@@ -37,6 +39,7 @@ from kcel.webhook.asgi import (
     within,
 )
 from kcel.webhook.metrics import Metrics
+from kcel.webhook.pace import Pace, Route, route_of
 from kcel.webhook.policies import Outcome, PolicyStore, Served
 from kcel.webhook.review import (
     MAX_BODY_BYTES,
@@ -69,35 +72,6 @@ class Settings:
     max_queue: int = 64  # reviews waiting for a thread; past it the answer comes at once, by the failure policy
     poll_interval: float = 1.0
     shutdown_delay: float = 5.0  # seconds between SIGTERM and closing the listener: see kcel.webhook.server
-
-
-INLINE_SECONDS = 0.002  # a review expected to take less is evaluated on the event loop
-PACE_DECAY = 0.9  # how fast the pace forgets a slow review, per review observed
-PACE_OFFSET = 4096  # bytes a review's fixed cost counts as, so the pace of small bodies is not inflated
-
-
-class Pace:
-    """How long reviews take under the served policies, per byte of body: the slowest recent pace, decaying.
-
-    A thread pool keeps the event loop free, but every hand-over to a thread and back, and the GIL passing between
-    them, costs more than a quick review itself and makes latency jump under concurrency. So a review this pace
-    says is quick runs on the loop, and any other (a new policy generation, a large object, a slow policy) in a
-    thread, where it cannot hold probes and other requests."""
-
-    def __init__(self) -> None:
-        self.generation = -1
-        self.seconds_per_byte = 0.0
-
-    def expected(self, generation: int, size: int) -> float | None:
-        """Seconds a review of `size` bytes should take; None before any review of this generation was seen."""
-        return self.seconds_per_byte * (size + PACE_OFFSET) if generation == self.generation else None
-
-    def observe(self, generation: int, size: int, seconds: float) -> None:
-        pace = seconds / (size + PACE_OFFSET)
-        if generation != self.generation:
-            self.generation, self.seconds_per_byte = generation, pace
-        else:
-            self.seconds_per_byte = max(pace, self.seconds_per_byte * PACE_DECAY)
 
 
 class DeadlineExceeded(Exception):
@@ -254,44 +228,56 @@ class Webhook:
         except asyncio.TimeoutError:
             return self._refuse(path, 408, f"request body not received within {budget:g}s", started)
         served = self.store.served
-        decision, label = await self._decide(review, len(body), served, deadline, budget, mode)
-        return self._answer(path, review, review.uid, decision, label, started, served)
+        decision, label, evaluated_on = await self._decide(review, len(body), served, deadline, budget, mode)
+        return self._answer(path, review, review.uid, decision, label, started, served, evaluated_on)
 
     async def _decide(
         self, review: Review, size: int, served: Served | None, deadline: float, budget: float, mode: str
-    ) -> tuple[DecisionLike, str]:
+    ) -> tuple[DecisionLike, str, str]:
+        """The decision, its label for metrics and logs, and where it was evaluated: "loop", "thread", or "" if
+        it was not (no policies, overloaded)."""
         fail_closed = self.settings.fail_closed
         if served is None:
-            return failure_decision("no policies loaded yet", fail_closed=fail_closed, code=503), "error"
-        expected = self.pace.expected(served.generation, size)
-        inline = self.executor is None or (expected is not None and expected < INLINE_SECONDS)
+            return failure_decision("no policies loaded yet", fail_closed=fail_closed, code=503), "error", ""
+        route = route_of(mode, review.request)
+        inline = self.executor is None or self.pace.on_loop(served.generation, route, size)
         if not inline and self.pending >= self.settings.threads + self.settings.max_queue:
             # Waiting would only push every answer past its deadline: say so now, as the failure policy decides.
             message = f"webhook overloaded: {self.pending} reviews in progress or queued"
-            return failure_decision(message, fail_closed=fail_closed, code=429), "overloaded"
+            return failure_decision(message, fail_closed=fail_closed, code=429), "overloaded", ""
+        evaluated_on = "loop" if inline else "thread"
         loop = asyncio.get_running_loop()
         self.metrics.in_flight.inc()
         self.pending += 1
         try:
             if inline or self.executor is None:
                 decision, seconds = _admit(served, review.request, deadline, mode)
+                self.pace.observe(served.generation, route, size, seconds)
             else:
                 future = loop.run_in_executor(self.executor, _admit, served, review.request, deadline, mode)
-                decision, seconds = await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()) + GRACE)
-            self.pace.observe(served.generation, size, seconds)
+                # Learnt when the thread is done, also if that is past the deadline: a review too slow to answer
+                # must not be taken for an unknown one, which a thread would take again, or a quick one.
+                future.add_done_callback(functools.partial(self._observe, served.generation, route, size))
+                remaining = max(0.0, deadline - time.monotonic()) + GRACE
+                decision, seconds = await asyncio.wait_for(asyncio.shield(future), remaining)
         except (asyncio.TimeoutError, DeadlineExceeded):
             message = f"policy evaluation did not finish within {budget:g}s"
-            return failure_decision(message, fail_closed=fail_closed, code=504), "error"
+            return failure_decision(message, fail_closed=fail_closed, code=504), "error", evaluated_on
         except RequestError as exc:  # the engine found the request malformed: bad input, not a server failure
-            return invalid_decision(ReviewError(400, str(exc), review.uid)), "error"
+            return invalid_decision(ReviewError(400, str(exc), review.uid)), "error", evaluated_on
         except Exception as exc:
             log.exception("policy evaluation failed", extra={"fields": {"uid": review.uid}})
             message = f"policy evaluation failed: {type(exc).__name__}: {exc}"
-            return failure_decision(message, fail_closed=fail_closed), "error"
+            return failure_decision(message, fail_closed=fail_closed), "error", evaluated_on
         finally:
             self.metrics.in_flight.dec()
             self.pending -= 1
-        return decision, "allowed" if decision.allowed else "denied"
+        return decision, "allowed" if decision.allowed else "denied", evaluated_on
+
+    def _observe(self, generation: int, route: Route, size: int, future: asyncio.Future[tuple[Any, float]]) -> None:
+        """Teach the pace what a review evaluated in a thread cost, once it is done (on the event loop)."""
+        if not future.cancelled() and future.exception() is None:
+            self.pace.observe(generation, route, size, future.result()[1])
 
     def _budget(self, query_timeout: str | None) -> float:
         """The server's timeout, lowered to the API server's `?timeout=` (a Go duration such as "10s") if smaller."""
@@ -311,6 +297,7 @@ class Webhook:
         label: str,
         started: float,
         served: Served | None,
+        evaluated_on: str = "",
     ) -> Answer:
         elapsed = time.monotonic() - started
         self.metrics.decisions.labels(label).inc()
@@ -326,6 +313,8 @@ class Webhook:
             code=200 if decision.allowed else decision.code, latency_ms=round(elapsed * 1000, 3), cost=decision.cost,
             generation=served.generation if served else 0, warnings=len(decision.warnings),
         )  # fmt: skip
+        if evaluated_on:
+            fields["evaluated_on"] = evaluated_on
         if not decision.allowed:
             fields["message"] = decision.message
         log.info("admission review", extra={"fields": fields})
@@ -357,14 +346,14 @@ def _freeze_heap() -> None:
 
 
 def _admit(served: Served, request: Mapping[str, Any], deadline: float, mode: str) -> tuple[DecisionLike, float]:
-    """The decision and the seconds it took; in the pool, requests whose deadline passed while they queued are
-    skipped."""
-    started = time.monotonic()
-    if started >= deadline:
+    """The decision and the CPU seconds it took (this thread's: not the time spent waiting for the GIL); in the
+    pool, requests whose deadline passed while they queued are skipped."""
+    if time.monotonic() >= deadline:
         raise DeadlineExceeded
+    started = time.thread_time()
     decide = served.policies.mutate if mode == "mutate" else served.policies.validate
     decision: DecisionLike = decide(request, deadline=deadline)
-    return decision, time.monotonic() - started
+    return decision, time.thread_time() - started
 
 
 def parse_go_duration(text: str) -> float | None:
