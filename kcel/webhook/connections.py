@@ -99,8 +99,16 @@ class _IdleSet:
 class ConnectionGuard:
     """Counts a process's connections in total and per client address; chooses the ones to abort at the caps."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(
+        self,
+        limits: Limits,
+        *,
+        on_count: Callable[[int], None] | None = None,
+        on_close: Callable[[str], None] | None = None,
+    ) -> None:
         self.limits = limits
+        self.on_count = on_count  # told the number of open connections when it changes (a gauge)
+        self.on_close = on_close  # told the reason of each connection the limits close (a counter)
         self.open: set[Connection] = set()
         self.per_client: dict[str, int] = {}
         self._idle = _IdleSet()
@@ -113,16 +121,17 @@ class ConnectionGuard:
         """Count a new connection, aborting an idle one to make room at a cap; False: all busy, refuse it."""
         client = connection.client
         if self.per_client.get(client, 0) >= self.limits.max_per_client:
-            if not self._evict(self._idle_per_client.get(client), "evicted (client at its limit)"):
-                self.note("refused (client at its limit, all busy)")
+            if not self._evict(self._idle_per_client.get(client), "evicted_client_limit"):
+                self.note("refused_client_limit")
                 return False
         if len(self.open) >= self.limits.max_connections:
-            if not self._evict(self._idle, "evicted (server at its limit)"):
-                self.note("refused (server at its limit, all busy)")
+            if not self._evict(self._idle, "evicted_server_limit"):
+                self.note("refused_server_limit")
                 return False
         self.open.add(connection)
         self.per_client[client] = self.per_client.get(client, 0) + 1
         self.idle(connection)
+        self._counted()
         return True
 
     def busy(self, connection: Connection) -> None:
@@ -153,6 +162,7 @@ class ConnectionGuard:
         else:
             del self.per_client[client]
             self._idle_per_client.pop(client, None)
+        self._counted()
 
     def _evict(self, idle: _IdleSet | None, why: str) -> bool:
         victim = idle.oldest() if idle else None
@@ -163,11 +173,13 @@ class ConnectionGuard:
         self.note(why)
         return True
 
-    def note(self, why: str) -> None:
-        """Count a connection the limits closed; logged as counts at most every REPORT_EVERY seconds (a flood
-        would otherwise write a line per connection)."""
-        self.closed[why] += 1
-        self._unreported[why] += 1
+    def note(self, reason: str) -> None:
+        """Count a connection the limits closed (`reason` is a key of REASONS); logged as counts at most every
+        REPORT_EVERY seconds (a flood would otherwise write a line per connection)."""
+        self.closed[reason] += 1
+        self._unreported[reason] += 1
+        if self.on_close is not None:
+            self.on_close(reason)
         if self._report is None:
             self._report = asyncio.get_running_loop().call_later(REPORT_EVERY, self._log)
             if sum(self._unreported.values()) == 1:
@@ -178,9 +190,26 @@ class ConnectionGuard:
             self._report = None
         if self._unreported:
             counts = dict(self._unreported)
-            log.warning("connections closed by the server's limits: %s", ", ".join(f"{n} {why}" for why, n in
-                        counts.items()), extra={"fields": {"closed": counts, "open": len(self.open)}})  # fmt: skip
+            text = ", ".join(f"{n} {REASONS.get(reason, reason)}" for reason, n in counts.items())
+            log.warning("connections closed by the server's limits: %s", text,
+                        extra={"fields": {"closed": counts, "open": len(self.open)}})  # fmt: skip
             self._unreported.clear()
+
+    def _counted(self) -> None:
+        if self.on_count is not None:
+            self.on_count(len(self.open))
+
+
+REASONS = {  # why the limits closed a connection: the metric's label, and its text in the log
+    "evicted_client_limit": "idle given up for a newcomer (client at its limit)",
+    "evicted_server_limit": "idle given up for a newcomer (server at its limit)",
+    "refused_client_limit": "refused (client at its limit, all busy)",
+    "refused_server_limit": "refused (server at its limit, all busy)",
+    "handshake_timeout": "TLS handshake timeout",
+    "header_timeout": "header timeout",
+    "headers_too_large": "headers too large (431)",
+    "accept_failed": "accept failed (out of file descriptors?)",
+}
 
 
 class Acceptor:
@@ -235,7 +264,8 @@ class Acceptor:
             try:
                 sock, address = await loop.sock_accept(listener)
             except OSError as exc:  # out of file descriptors, say: keep the listener, try again shortly
-                self.guard.note(f"accept failed ({exc.strerror or exc})")
+                log.debug("accept failed: %s", exc)
+                self.guard.note("accept_failed")
                 await asyncio.sleep(0.1)
                 continue
             client = str(address[0]) if isinstance(address, tuple) and address else ""
@@ -259,7 +289,7 @@ class Acceptor:
                 lambda: self.protocol(connection), sock, ssl=context, **self._loop_options
             )
         except ConnectionAbortedError:  # the handshake timeout (the transport is aborted)
-            self.guard.note("handshake timeout")
+            self.guard.note("handshake_timeout")
             self.guard.release(connection)
         except (OSError, EOFError):  # a refused handshake (ssl.SSLError is an OSError) or the client gone
             self.guard.release(connection)
@@ -372,7 +402,7 @@ def guarded_protocol(guard: ConnectionGuard) -> type[Any]:
         def _refuse(self) -> None:
             if self.transport.is_closing():
                 return
-            guard.note("headers too large")
+            guard.note("headers_too_large")
             why = f"request headers over {limits.max_header_bytes} bytes or {limits.max_headers} fields".encode()
             self.transport.write(too_large % (len(why), why))
             self.transport.close()  # the client reads the answer; the close is bounded by TLS_CLOSE_TIMEOUT
@@ -388,7 +418,7 @@ def guarded_protocol(guard: ConnectionGuard) -> type[Any]:
 
         def _headers_too_slow(self) -> None:
             self._header_timer = None
-            guard.note("header timeout")
+            guard.note("header_timeout")
             self.transport.abort()  # no TLS close: the client may never answer one
 
     return GuardedProtocol
