@@ -17,9 +17,11 @@ opens one more for each concurrent call. Its idle ones may be aborted under pres
 connection the server closed and redials, so a long-idle one is the cheapest to give up (Go reuses the most
 recently used first). Busy ones are never aborted.
 
-`ConnectionGuard` is the bookkeeping, free of any server; `guarded_protocol` plugs it into uvicorn's httptools
-protocol, with the TLS handshake run here (uvicorn offers no handshake timeout), the header timeout and the header
-limits. Another server would need only a new protocol.
+`ConnectionGuard` is the bookkeeping, free of any server. `Acceptor` accepts connections itself and runs each TLS
+handshake under a timeout (`loop.connect_accepted_socket`): a TLS listener would show a connection only once its
+handshake was done, and uvicorn offers no handshake timeout. `guarded_protocol` is uvicorn's httptools protocol
+with the guard's states, the header timeout and the header limits. Another HTTP server would need its own
+protocol; the guard and the acceptor stay.
 """
 
 from __future__ import annotations
