@@ -2,13 +2,13 @@
 
 Cases (each against a fresh single-process server with a trustme certificate):
 
-* `idle-tls`: `--connections` TLS connections (default 1,000) complete their handshake and send nothing, and
-  are kept open by the client, which never sends its TLS close; `--no-handshake` opens plain TCP connections that
-  never start one. Meanwhile /healthz and /readyz are probed on a new connection every `--interval`, as the
+* `idle-tls`: `--connections` TLS connections (default 1,000) complete their handshake, then neither send nor
+  read (so never answer the server's TLS close), and stay open; `--no-handshake` opens plain TCP connections
+  that never start one. Meanwhile /healthz and /readyz are probed on a new connection every `--interval`, as the
   kubelet probes (1 s timeout). Printed: the sockets the server holds over time, and each probe's status and latency.
 * `header-flood`: `--connections` connections (default 6) send one request's headers as fast as they can (an
   endless list of 1 KiB headers), reconnecting when the server closes them, for `--seconds`; printed: the server's
-  RSS over time, the bytes sent and what the server answered. Then one request with a single `--huge` MiB header.
+  RSS before, at most and after, the bytes the clients wrote and what the server answered. Then one request with a single `--huge` MiB header.
 
 Run: PYTHONPATH=. .venv/bin/python bench/webhook_attack.py idle-tls [--connections 1000] [--seconds 40]
      PYTHONPATH=. .venv/bin/python bench/webhook_attack.py header-flood [--connections 6] [--seconds 9]
@@ -196,7 +196,8 @@ async def header_flood(port: int, verify: ssl.SSLContext, pid: int, args: argpar
         peak = max(peak, rss_kib(pid))
         await asyncio.sleep(0.25)
     await asyncio.sleep(1)
-    print(f"{args.connections} connections x {args.seconds:g}s: sent {sent / 2**20:.0f} MiB of headers; server RSS "
+    print(f"{args.connections} connections x {args.seconds:g}s: the clients wrote {sent / 2**20:.0f} MiB of headers; "
+          f"server RSS "
           f"{before / 1024:.0f} MiB before, {peak / 1024:.0f} MiB at most, {rss_kib(pid) / 1024:.0f} MiB after; "
           f"answers {answers}")  # fmt: skip
     reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=verify)
@@ -220,8 +221,10 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=0.5, help="between probes (idle-tls)")
     parser.add_argument("--no-handshake", action="store_true", help="idle-tls: plain TCP, no TLS handshake")
     parser.add_argument("--huge", type=int, default=56, help="MiB of the single huge header (header-flood)")
-    parser.add_argument("server_options", nargs="*", help="after --: options for kcel serve")
-    args = parser.parse_args()
+    argv = sys.argv[1:]
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    args.server_options = argv[split + 1 :]  # after --: options for kcel serve
     flood = args.case == "header-flood"
     args.connections = args.connections or (6 if flood else 1000)
     args.seconds = args.seconds or (9.0 if flood else 40.0)
