@@ -54,7 +54,7 @@ class Limits:
     max_per_client: int = 600
     handshake_timeout: float = 10.0  # seconds, as the API server's own TLS handshake timeout (client-go)
     header_timeout: float = 10.0  # seconds from the handshake (or the request's first byte) to its last header
-    max_header_bytes: int = 16 * 1024  # the request line and headers; the API server sends well under 4 KiB
+    max_header_bytes: int = 16 * 1024  # the request line and headers: the API server sends a few, a token at most
     max_headers: int = 100
 
 
@@ -135,6 +135,10 @@ class ConnectionGuard:
         self.idle(connection)
         self._counted()
         return True
+
+    def make_room(self) -> bool:
+        """Abort the idle connection the server would give up first (accepting failed: out of descriptors)."""
+        return self._evict(self._idle, "evicted_server_limit")
 
     def busy(self, connection: Connection) -> None:
         """A request is in progress on it: never aborted to make room."""
@@ -265,10 +269,10 @@ class Acceptor:
         while True:
             try:
                 sock, address = await loop.sock_accept(listener)
-            except OSError as exc:  # out of file descriptors, say: keep the listener, try again shortly
+            except OSError as exc:  # out of file descriptors, say: free one if it can, and try again shortly
                 log.debug("accept failed: %s", exc)
                 self.guard.note("accept_failed")
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.01 if self.guard.make_room() else 0.1)  # the aborted one closes meanwhile
                 continue
             client = str(address[0]) if isinstance(address, tuple) and address else ""
             connection = Connection(client, sock.close)

@@ -7,6 +7,7 @@ bench/webhook_attack.py measures the same attacks at full size (1,000 connection
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import socket
@@ -106,7 +107,7 @@ def wait_for(condition: Callable[[], bool], what: str, server: Server, timeout: 
 
 
 @contextmanager
-def running(tmp_path: Path, *options: str) -> Iterator[Server]:
+def running(tmp_path: Path, *options: str, open_files: int | None = None) -> Iterator[Server]:
     """`kcel serve` (one process) on a free port with a trustme certificate, ready; stopped afterwards."""
     ca = trustme.CA()
     leaf = ca.issue_cert("127.0.0.1")
@@ -122,7 +123,8 @@ def running(tmp_path: Path, *options: str) -> Iterator[Server]:
         "--port", str(port), "--shutdown-delay", "0", *options,
     ]  # fmt: skip
     with log.open("wb") as sink:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
+        limit = None if open_files is None else functools.partial(limit_open_files, open_files)
+        process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, preexec_fn=limit)
     server = Server(process, port, verify, log)
     try:
 
@@ -142,6 +144,12 @@ def running(tmp_path: Path, *options: str) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def limit_open_files(count: int) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (count, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
 
 def close_all(sockets: list[socket.socket]) -> None:
@@ -263,3 +271,18 @@ def test_the_limits_are_options(tmp_path: Path) -> None:
     for option in ("--max-connections", "--max-connections-per-client", "--handshake-timeout", "--header-timeout",
                    "--max-header-bytes", "--max-headers"):  # fmt: skip
         assert option in result.stdout
+
+
+def test_out_of_file_descriptors_the_server_gives_up_idle_connections_for_new_ones(tmp_path: Path) -> None:
+    """With fewer descriptors than --max-connections, accepting fails before the cap: the server then aborts an
+    idle connection to accept the next, so a flood of idle connections still cannot lock out a probe."""
+    # The flood's connections would go at their handshake timeout: 60 s, twice what the probe may wait.
+    with running(tmp_path, "--handshake-timeout", "60", "--header-timeout", "60", open_files=96) as server:
+        flood = open_idle(server.port, None, 150, seconds=5)  # plain TCP: more than the server can hold
+        try:
+            started = time.monotonic()
+            assert server.get("/healthz") == 200  # (within DEADLINE, 30 s)
+            print(f"\nprobe answered in {time.monotonic() - started:.2f}s with the descriptors all taken")
+            assert closed_by_limits(server).get("accept_failed", 0) >= 1
+        finally:
+            close_all(flood)
