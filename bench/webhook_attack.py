@@ -8,7 +8,8 @@ Cases (each against a fresh single-process server with a trustme certificate):
   kubelet probes (1 s timeout). Printed: the sockets the server holds over time, and each probe's status and latency.
 * `header-flood`: `--connections` connections (default 6) send one request's headers as fast as they can (an
   endless list of 1 KiB headers), reconnecting when the server closes them, for `--seconds`; printed: the server's
-  RSS before, at most and after, the bytes the clients wrote and what the server answered. Then one request with a single `--huge` MiB header.
+  RSS before, at most and after, the bytes the clients wrote and what the server answered. Then one request with
+  a single `--huge` MiB header.
 
 Run: PYTHONPATH=. .venv/bin/python bench/webhook_attack.py idle-tls [--connections 1000] [--seconds 40]
      PYTHONPATH=. .venv/bin/python bench/webhook_attack.py header-flood [--connections 6] [--seconds 9]
