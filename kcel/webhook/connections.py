@@ -302,6 +302,10 @@ class Acceptor:
         except asyncio.CancelledError:  # made room for another, or the server stops: the transport is aborted
             self.guard.release(connection)
             raise
+        except Exception:  # a bug here must not keep the connection counted forever
+            log.exception("cannot start serving a connection")
+            self.guard.release(connection)
+            sock.close()
 
 
 def _drop_unstarted(sock: socket.socket, task: asyncio.Task[None]) -> None:

@@ -75,10 +75,14 @@ def closed_by_limits(server: Server) -> dict[str, float]:
 
 def request(tls: ssl.SSLSocket, path: str, extra: bytes = b"") -> int:
     """One keep-alive GET on an open connection, its answer read whole; the status (0: the connection closed)."""
-    tls.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode() + extra + b"\r\n")
+    with suppress(OSError):  # a server that refuses headers may close before the client has sent them all
+        tls.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode() + extra + b"\r\n")
     head = b""
     while b"\r\n\r\n" not in head:
-        chunk = tls.recv(65536)
+        try:
+            chunk = tls.recv(65536)
+        except OSError:
+            return 0
         if not chunk:
             return 0
         head += chunk
@@ -163,7 +167,7 @@ def test_a_thousand_idle_tls_connections_neither_lock_out_probes_nor_stay_held(t
     with running(tmp_path) as server:
         idle = open_idle(server.port, server.verify, 1000)
         try:
-            assert len(idle) >= 900  # the flood got in (the last ones may already make room for each other)
+            assert len(idle) >= 600  # the flood filled its address's limit (then made room among its own)
             for path in ("/healthz", "/readyz", "/healthz", "/readyz"):
                 started = time.monotonic()
                 assert server.get(path) == 200
@@ -233,21 +237,25 @@ def test_headers_over_the_limits_are_answered_431_and_not_buffered(tmp_path: Pat
             assert request(tls, "/healthz", b"".join(b"X-%d: a\r\n" % n for n in range(101))) == 431
         before = rss_kib(server.process.pid)
         with server.connect() as tls:
-            assert request(tls, "/healthz", b"X-Huge: " + b"a" * (8 << 20) + b"\r\n") == 431
+            # 431; or, on asyncio's own event loop (without uvloop), a reset: its TLS close drops a connection
+            # whose client is still sending. Before, the server read it all and answered 200.
+            assert request(tls, "/healthz", b"X-Huge: " + b"a" * (8 << 20) + b"\r\n") in (431, 0)
         pad = b"X-Pad: " + b"a" * 1017 + b"\r\n"
-        answered = 0
+        stopped = []  # how each flood ended: the server's first bytes, or b"" if it dropped the connection
         for _ in range(6):  # one after another: each is refused within a few reads of its first 16 KiB
             with server.connect() as tls:
                 tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-                with suppress(OSError):
+                try:
                     for _ in range(4096):  # up to 4 MiB of headers, stopped by the answer
                         tls.sendall(pad)
-                        if answered_now := _answered(tls):
-                            answered += answered_now.startswith(b"HTTP/1.1 431")
+                        if answer := _answered(tls):
+                            stopped.append(answer[:12])
                             break
+                except OSError:  # (asyncio's loop, as above)
+                    stopped.append(b"")
         grown = rss_kib(server.process.pid) - before
         print(f"\nserver RSS grew by {grown} KiB over an 8 MiB header and 6 header floods")
-        assert answered == 6
+        assert len(stopped) == 6 and set(stopped) <= {b"HTTP/1.1 431", b""}, stopped
         assert grown < 32 * 1024  # what one request's headers may hold is 16 KiB
         assert server.get("/healthz") == 200
         assert closed_by_limits(server).get("headers_too_large") == 8
