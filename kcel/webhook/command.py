@@ -13,8 +13,12 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kcel.k8s.environment import add_version_option
+
+if TYPE_CHECKING:
+    from kcel.webhook.connections import Limits
 
 DEFAULT_PORT = 8443
 
@@ -87,6 +91,37 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default 5; SIGINT does not wait)",
     )  # fmt: skip
     net.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"), help="default info")
+    limits = parser.add_argument_group(
+        "limits", "what one server process lets its clients hold (with --workers N, each process has its own)"
+    )
+    limits.add_argument(
+        "--max-connections", type=_positive_int, default=1000, metavar="N",
+        help="open connections, counted from accept (default 1000); a newcomer beyond them makes room by closing "
+        "the connection idle longest (in its TLS handshake, before its request, or keep-alive idle), and is "
+        "refused only when every connection has a request in progress",
+    )  # fmt: skip
+    limits.add_argument(
+        "--max-connections-per-client", type=_positive_int, default=600, metavar="N",
+        help="open connections from one IP address (default 600: more than an API server opens at its default "
+        "in-flight limits); beyond them the address's own idle connections make room. Raise it when several API "
+        "servers reach the webhook through one address (a proxy, SNAT)",
+    )  # fmt: skip
+    limits.add_argument(
+        "--handshake-timeout", type=_positive_float, default=10.0, metavar="SECONDS",
+        help="TLS handshake, from accept (default 10, the API server's own handshake timeout)",
+    )  # fmt: skip
+    limits.add_argument(
+        "--header-timeout", type=_positive_float, default=10.0, metavar="SECONDS",
+        help="request line and headers, from the handshake or the request's first byte (default 10)",
+    )  # fmt: skip
+    limits.add_argument(
+        "--max-header-bytes", type=_positive_int, default=16384, metavar="BYTES",
+        help="request line and headers of a request (default 16384); larger ones are answered 431",
+    )  # fmt: skip
+    limits.add_argument(
+        "--max-headers", type=_positive_int, default=100, metavar="N",
+        help="header fields of a request (default 100); more are answered 431",
+    )  # fmt: skip
 
 
 SERVER_PACKAGES = ("uvicorn", "prometheus_client", "orjson")
@@ -147,7 +182,18 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     return serve(
         args.policies, args.resources, host=args.host, port=args.port, settings=settings, tls=tls,
-        k8s_version=args.k8s_version, workers=args.workers,
+        k8s_version=args.k8s_version, workers=args.workers, limits=limits_from(args),
+    )  # fmt: skip
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    """The connection and header limits of the command line."""
+    from kcel.webhook.connections import Limits
+
+    return Limits(
+        max_connections=args.max_connections, max_per_client=args.max_connections_per_client,
+        handshake_timeout=args.handshake_timeout, header_timeout=args.header_timeout,
+        max_header_bytes=args.max_header_bytes, max_headers=args.max_headers,
     )  # fmt: skip
 
 

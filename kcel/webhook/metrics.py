@@ -60,10 +60,25 @@ class Metrics:
             multiprocess_mode="livemax",
         )
         self.cert_reloads = Counter("kcel_webhook_cert_reloads", "TLS certificate reloads", registry=r)
+        self.connections = Gauge(
+            "kcel_webhook_connections",
+            "Open connections, counted from accept (TLS handshakes included)",
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.connections_closed = Counter(
+            "kcel_webhook_connections_closed",
+            "Connections the server's limits closed or refused, by reason (kcel.webhook.connections.REASONS)",
+            ["reason"],
+            registry=r,
+        )
         for decision in ("allowed", "denied", "error"):
             self.decisions.labels(decision)  # export zeros, so rate() works from the first scrape
         for result in ("loaded", "rejected"):
             self.policy_reloads.labels(result)
+
+    def connection_closed(self, reason: str) -> None:
+        self.connections_closed.labels(reason).inc()
 
     def render(self) -> bytes:
         directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")

@@ -1,10 +1,11 @@
-"""Run the webhook under uvicorn: TLS from the reloadable context, JSON logs, limits for slow clients, a drain on
+"""Run the webhook under uvicorn: TLS from the reloadable context, JSON logs, limits for hostile clients, a drain on
 SIGTERM and, with `--workers N`, a supervisor that replaces workers that die.
 
 uvicorn closes idle keep-alive connections but waits forever for the first bytes and for the rest of the
-headers of a request. A client that connects and trickles (or sends nothing) would hold a connection and a
-file descriptor indefinitely, so the HTTP protocol here arms a timer from connection (or message) start to
-the end of the headers. The body is covered by the request deadline in `kcel.webhook.app`.
+headers of a request, has no TLS handshake timeout and counts connections only after their handshake. The
+protocol of `kcel.webhook.connections` counts them from accept, in total and per client address, gives up idle
+ones first when there are too many, and bounds the handshake, the headers' time, size and count. The body is
+covered by the request deadline in `kcel.webhook.app`.
 
 Shutdown (SIGTERM, as the kubelet sends): for `--shutdown-delay` seconds /readyz answers 503 and every answer
 closes its connection while the listener still accepts, so endpoints and keep-alive clients move elsewhere without
@@ -29,72 +30,28 @@ import uvicorn
 from uvicorn.config import Config
 
 from kcel.webhook.app import Settings, Webhook
+from kcel.webhook.connections import DEFAULT_LIMITS, Acceptor, Connection, ConnectionGuard, Limits, guarded_protocol
 from kcel.webhook.policies import PolicyStore
 from kcel.webhook.tls import CertReloader
 
 log = logging.getLogger("kcel.webhook")
 
-HEADER_TIMEOUT = 10.0  # seconds from connection or request start to the end of the request headers
 KEEP_ALIVE = 95  # seconds an idle connection stays open: see serve_config()
-MAX_CONNECTIONS = 1000  # beyond this uvicorn answers 503 at once instead of queueing without bound
 HEALTHY_AFTER = 30.0  # seconds a worker must have run for its death to count as a new failure, not a crash loop
 MAX_QUICK_DEATHS = 8  # in a row (workers dying before HEALTHY_AFTER): then the server gives up and exits 1
 MAX_BACKOFF = 30.0  # seconds at most between restarts
 HANDLED = {signal.SIGTERM, signal.SIGINT}  # what the supervisor forwards to its workers
 
 
-def guarded_protocol() -> type[asyncio.Protocol] | str:
-    """uvicorn's httptools protocol with a header timeout; uvicorn's default if httptools is missing."""
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-    except ImportError:  # pragma: no cover - uvicorn[standard] brings httptools
-        return "auto"
-
-    class HeaderTimeoutProtocol(HttpToolsProtocol):
-        """Closes connections whose request headers do not arrive within HEADER_TIMEOUT."""
-
-        _header_timer: asyncio.TimerHandle | None = None
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._arm()
-
-        def on_message_begin(self) -> None:
-            super().on_message_begin()
-            self._arm()
-
-        def on_headers_complete(self) -> None:
-            self._disarm()
-            super().on_headers_complete()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
-
-        def _arm(self) -> None:
-            self._disarm()
-            self._header_timer = self.loop.call_later(HEADER_TIMEOUT, self._headers_too_slow)
-
-        def _disarm(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
-
-        def _headers_too_slow(self) -> None:
-            self._header_timer = None
-            if not self.transport.is_closing():
-                log.warning("closing a connection whose request headers did not arrive in time")
-                self.transport.close()
-
-    return HeaderTimeoutProtocol
-
-
-def serve_config(webhook: Webhook, host: str, port: int, tls: CertReloader | None) -> Config:
+def serve_config(webhook: Webhook, host: str, port: int, tls: CertReloader | None, guard: ConnectionGuard) -> Config:
     """uvicorn settings for an admission webhook.
 
     The keep-alive timeout is longer than the idle time after which Go's HTTP client (the API server's) drops
     pooled connections (90 s): if the server closed first, a POST could race the close and fail, and Go does
-    not retry POSTs.
+    not retry POSTs. Connections are accepted by `DrainingServer` (see kcel.webhook.connections), which does the
+    TLS handshake with the reloader's context of the moment; uvicorn's TLS setting only names the scheme in its
+    start-up line. uvicorn's own connection limit is off (the guard's replaces it), and so are WebSockets (an
+    upgraded connection would leave the guard's protocol).
     """
     options: dict[str, Any] = {}
     if tls is not None:
@@ -104,7 +61,8 @@ def serve_config(webhook: Webhook, host: str, port: int, tls: CertReloader | Non
         webhook.app(),
         host=host,
         port=port,
-        http=guarded_protocol(),
+        http=guarded_protocol(guard),
+        ws="none",
         lifespan="on",
         log_config=None,  # logging is ours: JSON lines (kcel.webhook.logs)
         access_log=False,  # one line per admission review comes from the app, with its decision
@@ -112,7 +70,6 @@ def serve_config(webhook: Webhook, host: str, port: int, tls: CertReloader | Non
         proxy_headers=False,
         timeout_keep_alive=KEEP_ALIVE,
         timeout_graceful_shutdown=int(webhook.settings.timeout) + 5,
-        limit_concurrency=MAX_CONNECTIONS,
         **options,
     )
 
@@ -127,6 +84,7 @@ def serve(
     tls: CertReloader | None,
     k8s_version: str | None,
     workers: int = 1,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> int:
     """Run until SIGTERM/SIGINT; 0 after a graceful shutdown, 1 if the port cannot be bound or workers keep dying."""
 
@@ -138,7 +96,14 @@ def serve(
 
     def make_server() -> uvicorn.Server:
         webhook = Webhook(store, settings, tls=tls)
-        return DrainingServer(serve_config(webhook, host, port, tls), webhook, settings.shutdown_delay)
+        metrics = webhook.metrics
+        guard = ConnectionGuard(
+            limits,
+            on_count=metrics.connections.set,
+            on_close=lambda reason: metrics.connections_closed.labels(reason).inc(),
+        )
+        config = serve_config(webhook, host, port, tls, guard)
+        return DrainingServer(config, webhook, settings.shutdown_delay, guard=guard, tls=tls)
 
     def make_worker() -> uvicorn.Server:
         # A replacement forks from the parent, whose policies and certificate are those of the start: catch up
@@ -164,18 +129,59 @@ def serve(
 
 
 class DrainingServer(uvicorn.Server):
-    """uvicorn's server with a drain before its graceful shutdown on SIGTERM (see the module docstring).
+    """uvicorn's server with its connections accepted by kcel.webhook.connections and a drain before its graceful
+    shutdown on SIGTERM (see the module docstring).
 
     uvicorn raises a handled signal again once it has shut down, so the process would end as killed by it
     (status 143). A drained SIGTERM is a clean stop, so it is not raised again and the process exits 0.
     """
 
-    def __init__(self, config: Config, webhook: Webhook, delay: float) -> None:
+    def __init__(
+        self, config: Config, webhook: Webhook, delay: float, *, guard: ConnectionGuard, tls: CertReloader | None
+    ) -> None:
         super().__init__(config)
         self.webhook = webhook
         self.delay = delay
         self.drain_until: float | None = None
         self._drain_logged = False
+        self.guard = guard
+        self.tls = tls
+        self._acceptor: Acceptor | None = None
+        self._bound: list[socket.socket] = []  # listeners this server made (a worker's come from its parent)
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's start-up (the lifespan: policies loaded) without its listeners; then ours accept."""
+        await super().startup(sockets=[])
+        if self.should_exit:
+            return
+        if sockets is None:
+            try:
+                self._bound = [self.config.bind_socket()]  # logs the address, or the error and exits
+            except SystemExit:
+                await self.lifespan.shutdown()
+                raise
+        protocol = self.config.http_protocol_class
+        state, lifespan, config = self.server_state, self.lifespan, self.config
+
+        def make_protocol(connection: Connection) -> asyncio.Protocol:
+            made: asyncio.Protocol = protocol(  # type: ignore[call-arg]
+                config=config, server_state=state, app_state=lifespan.state, connection=connection
+            )
+            return made
+
+        tls = self.tls
+        self._acceptor = Acceptor(
+            self.guard, make_protocol, (lambda: tls.context) if tls is not None else None, config.backlog
+        )
+        self._acceptor.start(self._bound if sockets is None else sockets)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """Stop accepting and close the listeners before uvicorn's graceful shutdown of the connections."""
+        if self._acceptor is not None:
+            await self._acceptor.stop()
+        for listener in self._bound:
+            listener.close()
+        await super().shutdown(sockets=sockets)
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         if sig != signal.SIGTERM:

@@ -1,4 +1,5 @@
-"""The reloadable TLS context: new files take effect in the same context, a bad pair never reaches it."""
+"""The reloadable TLS context: new files (certificate, key, client CA) take effect in a new context for new
+handshakes, a bad pair never reaches it."""
 
 from __future__ import annotations
 
@@ -50,16 +51,17 @@ def bump(path: Path) -> None:
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
 
 
-def test_new_files_are_served_by_the_same_context(tmp_path: Path) -> None:
+def test_new_files_are_served_by_a_new_context(tmp_path: Path) -> None:
     first = write_pair(tmp_path, trustme.CA())
     reloader = CertReloader(tmp_path / "tls.crt", tmp_path / "tls.key")
     context = reloader.context
     assert served_cert(context) == first
-    assert reloader.reload_if_changed() is False
+    assert reloader.reload_if_changed() is False and reloader.context is context
     second = write_pair(tmp_path, trustme.CA())
     bump(tmp_path / "tls.crt")
     assert reloader.reload_if_changed() is True
-    assert reloader.context is context and served_cert(context) == second
+    assert served_cert(reloader.context) == second
+    assert served_cert(context) == first  # connections made before keep what they had
 
 
 def test_a_mismatched_pair_is_refused_and_the_old_one_kept(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -165,3 +167,25 @@ def test_an_unusable_client_ca_is_a_certificate_error(tmp_path: Path) -> None:
     (tmp_path / "clients.pem").write_text("not a certificate")
     with pytest.raises(CertError, match="cannot use as client CA"):
         CertReloader(tmp_path / "tls.crt", tmp_path / "tls.key", tmp_path / "clients.pem")
+
+
+def test_a_changed_client_ca_is_reloaded_and_the_old_one_no_longer_trusted(tmp_path: Path) -> None:
+    """--client-ca is reread with the certificate: a CA rotated out stops being trusted (OpenSSL can only add
+    CAs to a context, so the reload must make a new one)."""
+    ca, old_clients, new_clients = trustme.CA(), trustme.CA(), trustme.CA()
+    write_pair(tmp_path, ca)
+    (tmp_path / "clients.pem").write_bytes(old_clients.cert_pem.bytes())
+    reloader = CertReloader(tmp_path / "tls.crt", tmp_path / "tls.key", tmp_path / "clients.pem")
+    old_api_server, new_api_server = _client(ca), _client(ca)
+    old_clients.issue_cert("kube-apiserver").configure_cert(old_api_server)
+    new_clients.issue_cert("kube-apiserver").configure_cert(new_api_server)
+    assert handshake(reloader.context, old_api_server) and not handshake(reloader.context, new_api_server)
+    (tmp_path / "clients.pem").write_bytes(new_clients.cert_pem.bytes())
+    bump(tmp_path / "clients.pem")
+    assert reloader.reload_if_changed() is True
+    assert handshake(reloader.context, new_api_server)
+    assert not handshake(reloader.context, old_api_server)
+    (tmp_path / "clients.pem").write_text("not a certificate")  # a bad bundle keeps the last good context
+    bump(tmp_path / "clients.pem")
+    assert reloader.reload_if_changed() is False
+    assert handshake(reloader.context, new_api_server) and not handshake(reloader.context, old_api_server)
