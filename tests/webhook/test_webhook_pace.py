@@ -152,7 +152,9 @@ async def test_a_review_still_running_past_its_deadline_is_learnt_when_its_threa
         for i in range(60):  # the first goes to the thread (never seen), and once the cold start is forgotten, the loop
             assert (await client.post("/validate", json=configmap_review(f"small-{i}", 5))).status_code == 200
         late = await client.post("/validate?timeout=50ms", json=configmap_review("late", 200))
-        assert late.json()["response"]["status"]["code"] in (403, 504)  # its deadline passed: answered either way
+        # Its deadline passed: answered by the failure policy (504), or by the policy's when the engine was
+        # interrupted first (422, "operation interrupted"), or denied if it finished in time after all (403).
+        assert late.json()["response"]["status"]["code"] in (403, 422, 504)
         assert webhook.executor is not None
         await asyncio.get_running_loop().run_in_executor(webhook.executor, lambda: None)  # after the late one
         await asyncio.sleep(0)  # the done callback runs
