@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import linecache
 import math
 import textwrap
 import types
@@ -19,6 +18,7 @@ from kcel.eval.codegen import CodeGen, Declarations, Plan
 from kcel.eval.dispatch import Meter
 from kcel.eval.inputs import UnboundVariable
 from kcel.eval.runtime import CEL_ERRORS, OperandTypeError, as_eval_error
+from kcel.eval.sourcelines import compile_function
 from kcel.parser import Parsed
 
 if TYPE_CHECKING:
@@ -35,11 +35,9 @@ class CompiledFunction:
 
 def _compile(plan: Plan, tag: str, **bound: Any) -> CompiledFunction:
     digest = hashlib.sha1(plan.source.encode()).hexdigest()[:10]
-    filename = f"<kcel:{tag}:{digest}>"
-    linecache.cache[filename] = (len(plan.source), None, plan.source.splitlines(True), filename)
     namespace = dict(plan.namespace, **bound)
-    exec(compile(plan.source, filename, "exec"), namespace)
-    return CompiledFunction(plan, namespace[plan.function_name])
+    function = compile_function(plan.source, f"<kcel:{tag}:{digest}>", namespace, plan.function_name)
+    return CompiledFunction(plan, function)
 
 
 def _as_entry(plan: Plan) -> Plan:
