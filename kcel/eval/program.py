@@ -34,10 +34,22 @@ class CompiledFunction:
 
 
 def _compile(plan: Plan, tag: str, **bound: Any) -> CompiledFunction:
+    """The function of a plan; raises `SyntaxError` (or `RecursionError`) when its source is nested past what Python
+    compiles (`_NO_EXACT_PLAN`)."""
     digest = hashlib.sha1(plan.source.encode()).hexdigest()[:10]
     namespace = dict(plan.namespace, **bound)
     function = compile_function(plan.source, f"<kcel:{tag}:{digest}>", namespace, plan.function_name)
     return CompiledFunction(plan, function)
+
+
+def _compile_to_evaluate(plan: Plan, tag: str, **bound: Any) -> CompiledFunction:
+    """The function of a plan an evaluation needs: one nested past what Python compiles (20 blocks, 100 levels of
+    indentation; cel-go allows 250 levels of CEL) fails the evaluation with a CEL error, decided by the policy's
+    failure policy, rather than a Python exception that would look like a crash of the server."""
+    try:
+        return _compile(plan, tag, **bound)
+    except _NO_EXACT_PLAN:
+        raise EvalError("expression nested too deeply to evaluate") from None
 
 
 def _as_entry(plan: Plan) -> Plan:
@@ -88,7 +100,9 @@ class Program:
         if function is None:  # a race only compiles it twice
             general = types.MethodType(Program.evaluate, self)
             entry = _as_entry(self._plan)
-            compiled = _compile(entry, "fast", _general=general, _fallback=self._after_fast, _FALLBACK=_FALLBACK)
+            compiled = _compile_to_evaluate(
+                entry, "fast", _general=general, _fallback=self._after_fast, _FALLBACK=_FALLBACK
+            )
             function = compiled.function
             function.__doc__ = Program.evaluate.__doc__
             object.__setattr__(self, "_fast", function)
@@ -112,14 +126,14 @@ class Program:
     def _metered_function(self) -> CompiledFunction:
         if not self._metered:  # built on first use; a race only compiles it twice
             plan = CodeGen(self.parsed, self.declarations, True, self.checked, self.optimize).plan("_kcel_eval_metered")
-            self._metered.append(_compile(plan, "metered"))
+            self._metered.append(_compile_to_evaluate(plan, "metered"))
         return self._metered[0]
 
     def _exact_function(self, metered: bool) -> Callable[..., Any]:
         """The program without inlined field reads, run again when the fast one met a Python TypeError."""
         if metered not in self._exact:  # built on first use; a race only compiles it twice
             codegen = CodeGen(self.parsed, self.declarations, metered, self.checked, self.optimize, inline=False)
-            self._exact[metered] = _compile(codegen.plan("_kcel_eval_exact"), "exact")
+            self._exact[metered] = _compile_to_evaluate(codegen.plan("_kcel_eval_exact"), "exact")
         return self._exact[metered].function
 
     def evaluate(self, activation: Mapping[str, Any] | None = None, cost_limit: int | None = None) -> Any:
@@ -208,15 +222,13 @@ class Program:
         than `kcel.eval.trace.MAX_EVENTS` steps is stopped."""
         from kcel.eval.trace import Tracer, TraceTooLong, explain  # the tracer only for an explanation
 
-        if not self._traced:  # built on first use; a race only compiles it twice
-            plan = CodeGen(self.parsed, self.declarations, False, self.checked, self.optimize, traced=True).plan(
-                "_kcel_eval_traced"
-            )
-            self._traced.append(_compile(plan, "traced"))
         tracer = Tracer()
         value: Any = None
         error: CelError | None = None
         try:
+            if not self._traced:  # built on first use; a race only compiles it twice
+                plan = CodeGen(self.parsed, self.declarations, False, self.checked, self.optimize, traced=True)
+                self._traced.append(_compile_to_evaluate(plan.plan("_kcel_eval_traced"), "traced"))
             value = self._traced[0].function(activation or _EMPTY, tracer)
         except TraceTooLong as err:
             error = err
