@@ -35,7 +35,7 @@ def compile_function(source: str, filename: str, namespace: dict[str, Any], name
     except BaseException:
         _release(filename)
         raise
-    weakref.finalize(function, _release, filename)
+    weakref.finalize(function, _release, filename).atexit = False  # nothing to tidy when the process ends
     return function
 
 
