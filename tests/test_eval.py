@@ -371,3 +371,21 @@ def test_a_missing_variable_that_is_not_used_is_no_error(expression: str) -> Non
     program = kcel.Env(variables={"x": "dyn", "y": "list(int)"}).compile(expression)
     assert program.evaluate({"y": [1]}) == program.evaluate_with_cost({"y": [1]})[0]
     assert program.explain({"y": [1]}).error is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[1].all(x, " * 10 + "true" + ")" * 10, "(self.a || " * 20 + "self.b" + ")" * 20, "self.a ? 1 : " * 120 + "0"],
+    ids=["nested comprehensions", "right-nested or", "conditional chain"],
+)
+def test_an_expression_nested_past_python_s_compiler_is_an_evaluation_error(text: str) -> None:
+    """cel-go nests 250 levels; the Python generated for these passes Python's limits (20 nested blocks, 100 levels
+    of indentation). Until the planner writes them flatter, evaluating them is a CEL error the policy's failure policy
+    decides, not a SyntaxError escaping (which a webhook would take for its own crash)."""
+    program = ENV.compile(text)
+    activation = {"self": {"a": False, "b": True}}
+    for evaluate in (program.evaluate, lambda a: program.evaluate_with_cost(a, 1_000_000)):
+        with pytest.raises(kcel.EvalError, match="expression nested too deeply to evaluate"):
+            evaluate(activation)
+    explanation = program.explain(activation)
+    assert explanation.error is not None and explanation.error.message == "expression nested too deeply to evaluate"

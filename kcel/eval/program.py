@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import linecache
 import math
 import textwrap
 import types
@@ -19,6 +18,7 @@ from kcel.eval.codegen import CodeGen, Declarations, Plan
 from kcel.eval.dispatch import Meter
 from kcel.eval.inputs import UnboundVariable
 from kcel.eval.runtime import CEL_ERRORS, OperandTypeError, as_eval_error
+from kcel.eval.sourcelines import compile_function
 from kcel.parser import Parsed
 
 if TYPE_CHECKING:
@@ -34,12 +34,22 @@ class CompiledFunction:
 
 
 def _compile(plan: Plan, tag: str, **bound: Any) -> CompiledFunction:
+    """The function of a plan; raises `SyntaxError` (or `RecursionError`) when its source is nested past what Python
+    compiles (`_NO_EXACT_PLAN`)."""
     digest = hashlib.sha1(plan.source.encode()).hexdigest()[:10]
-    filename = f"<kcel:{tag}:{digest}>"
-    linecache.cache[filename] = (len(plan.source), None, plan.source.splitlines(True), filename)
     namespace = dict(plan.namespace, **bound)
-    exec(compile(plan.source, filename, "exec"), namespace)
-    return CompiledFunction(plan, namespace[plan.function_name])
+    function = compile_function(plan.source, f"<kcel:{tag}:{digest}>", namespace, plan.function_name)
+    return CompiledFunction(plan, function)
+
+
+def _compile_to_evaluate(plan: Plan, tag: str, **bound: Any) -> CompiledFunction:
+    """The function of a plan an evaluation needs: one nested past what Python compiles (20 blocks, 100 levels of
+    indentation; cel-go allows 250 levels of CEL) fails the evaluation with a CEL error, decided by the policy's
+    failure policy, rather than a Python exception that would look like a crash of the server."""
+    try:
+        return _compile(plan, tag, **bound)
+    except _NO_EXACT_PLAN:
+        raise EvalError("expression nested too deeply to evaluate") from None
 
 
 def _as_entry(plan: Plan) -> Plan:
@@ -91,7 +101,7 @@ class Program:
         if function is None:  # a race only compiles it twice
             general = types.MethodType(Program.evaluate, self)
             entry = _as_entry(self._plan)
-            compiled = _compile(entry, "fast", _general=general, _fallback=self._after_fast)
+            compiled = _compile_to_evaluate(entry, "fast", _general=general, _fallback=self._after_fast)
             function = compiled.function
             function.__doc__ = Program.evaluate.__doc__
             object.__setattr__(self, "_fast", function)
@@ -115,14 +125,14 @@ class Program:
     def _metered_function(self) -> CompiledFunction:
         if not self._metered:  # built on first use; a race only compiles it twice
             plan = CodeGen(self.parsed, self.declarations, True, self.checked, self.optimize).plan("_kcel_eval_metered")
-            self._metered.append(_compile(plan, "metered"))
+            self._metered.append(_compile_to_evaluate(plan, "metered"))
         return self._metered[0]
 
     def _exact_function(self, metered: bool) -> Callable[..., Any]:
         """The program without inlined field reads, run again when the fast one met a Python TypeError."""
         if metered not in self._exact:  # built on first use; a race only compiles it twice
             codegen = CodeGen(self.parsed, self.declarations, metered, self.checked, self.optimize, inline=False)
-            self._exact[metered] = _compile(codegen.plan("_kcel_eval_exact"), "exact")
+            self._exact[metered] = _compile_to_evaluate(codegen.plan("_kcel_eval_exact"), "exact")
         return self._exact[metered].function
 
     def evaluate(self, activation: Mapping[str, Any] | None = None, cost_limit: int | None = None) -> Any:
@@ -135,7 +145,7 @@ class Program:
         """The fast variant met an error: a Python one, whose words in cel-go depend on the operand (a missing key's
         on the field's name), or a CEL one, which it does not absorb; the exact variant answers."""
         if not isinstance(error, _FALLBACK):
-            raise internal_error(error) from None
+            raise internal_error(error) from error
         if isinstance(error, RecursionError):
             raise _too_deep() from None
         try:
@@ -147,7 +157,7 @@ class Program:
         except EvalError:
             raise
         except Exception as err:
-            raise internal_error(err) from None
+            raise internal_error(err) from err
 
     def evaluate_with_cost(
         self, activation: Mapping[str, Any] | None = None, cost_limit: int | None = None
@@ -174,7 +184,7 @@ class Program:
         except EvalError as err:
             raise self._cost_of_failure(_spent(err, meter), activation or _EMPTY, meter.limit) from None
         except Exception as err:
-            raise _spent(internal_error(err), meter) from None
+            raise _spent(internal_error(err), meter) from err
         if meter.absorbed:  # the metered plan charges a block up front, though an error cut it short
             try:
                 return self._exactly(activation or _EMPTY, meter.limit)
@@ -213,7 +223,7 @@ class Program:
         except (KeyError, TypeError, AttributeError, OperandTypeError, RecursionError, EvalError) as err:
             raise _spent(err, meter) from None
         except Exception as err:
-            raise _spent(internal_error(err), meter) from None
+            raise _spent(internal_error(err), meter) from err
 
     def explain(self, activation: Mapping[str, Any] | None = None) -> Explanation:
         """Evaluate once more, recording what every subexpression gave and what decided `&&`, `||`, `?:` and
@@ -221,15 +231,13 @@ class Program:
         than `kcel.eval.trace.MAX_EVENTS` steps is stopped."""
         from kcel.eval.trace import Tracer, TraceTooLong, explain  # the tracer only for an explanation
 
-        if not self._traced:  # built on first use; a race only compiles it twice
-            plan = CodeGen(self.parsed, self.declarations, False, self.checked, self.optimize, traced=True).plan(
-                "_kcel_eval_traced"
-            )
-            self._traced.append(_compile(plan, "traced"))
         tracer = Tracer()
         value: Any = None
         error: CelError | None = None
         try:
+            if not self._traced:  # built on first use; a race only compiles it twice
+                plan = CodeGen(self.parsed, self.declarations, False, self.checked, self.optimize, traced=True)
+                self._traced.append(_compile_to_evaluate(plan.plan("_kcel_eval_traced"), "traced"))
             value = self._traced[0].function(activation or _EMPTY, tracer)
         except TraceTooLong as err:
             error = err
@@ -271,7 +279,7 @@ def _final_error(err: BaseException) -> EvalError:
 def internal_error(err: BaseException) -> EvalError:
     """A Python exception no library turned into a CEL error (a bug, or a resource exhausted): an error of the
     evaluation, worded as cel-go words a panic it recovers, so the caller's failure policy decides, never the
-    exception itself."""
+    exception itself (raised `from` it: its traceback shows the generated lines)."""
     return RecoveredPanic(f"internal error: {err or type(err).__name__}")
 
 
