@@ -342,7 +342,8 @@ def test_two_workers_over_plain_http_share_the_port_and_the_metrics(tmp_path: Pa
                     response = fresh.post("/validate", json=review).json()["response"]
                 assert response["uid"] == review["request"]["uid"] and response["allowed"] is False
             metrics = client.get("/metrics").text
-        assert 'kcel_webhook_decisions_total{decision="denied"} 20.0' in metrics
+        decisions = [line for line in metrics.splitlines() if line.startswith("kcel_webhook_decisions_total{")]
+        assert 'kcel_webhook_decisions_total{decision="denied"} 20.0' in decisions, (decisions, log.read_text()[-3000:])
     finally:
         process.terminate()
         process.wait(10)
