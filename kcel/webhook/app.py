@@ -30,6 +30,7 @@ from kcel.webhook.asgi import (
     TEXT,
     Answer,
     ASGIApp,
+    BodyBudget,
     Disconnected,
     Receive,
     Scope,
@@ -70,6 +71,7 @@ class Settings:
     fail_closed: bool = True  # --failure-policy Fail
     threads: int = 4
     max_queue: int = 64  # reviews waiting for a thread; past it the answer comes at once, by the failure policy
+    max_body_bytes: int = 32 * 1024 * 1024  # bodies held at once (kcel.webhook.asgi.BodyBudget); past it 503
     poll_interval: float = 1.0
     shutdown_delay: float = 5.0  # seconds between SIGTERM and closing the listener: see kcel.webhook.server
 
@@ -97,6 +99,7 @@ class Webhook:
         # balancers and keep-alive clients move to other replicas while this one still answers what comes.
         self.draining = False
         self.pending = 0  # reviews evaluating or waiting for a thread (only the event loop changes it)
+        self.bodies = BodyBudget(settings.max_body_bytes)
         # No threads: evaluations run on the event loop (kcel serve --threads 0), which spares each request the
         # hand-over to a thread and back; a slow evaluation then holds this process's other requests, and its
         # deadline is kept between expressions only.
@@ -218,18 +221,22 @@ class Webhook:
         budget = self._budget(query_parameter(scope, "timeout"))
         deadline = started + budget * (1 - MARGIN)
         path = scope["path"]
+        charged = [0]  # bytes of the body held against self.bodies until the review is answered
         try:
-            body = await within(deadline - started, read_body(scope, receive, MAX_BODY_BYTES))
-            review = parse_review(body)
-        except ReviewError as exc:
-            if exc.uid is None:
-                return self._refuse(path, exc.status, exc.message, started)
-            return self._answer(path, None, exc.uid, invalid_decision(exc), "error", started, None)
-        except asyncio.TimeoutError:
-            return self._refuse(path, 408, f"request body not received within {budget:g}s", started)
-        served = self.store.served
-        decision, label, evaluated_on = await self._decide(review, len(body), served, deadline, budget, mode)
-        return self._answer(path, review, review.uid, decision, label, started, served, evaluated_on)
+            try:
+                body = await within(deadline - started, read_body(scope, receive, MAX_BODY_BYTES, self.bodies, charged))
+                review = parse_review(body)
+            except ReviewError as exc:
+                if exc.uid is None:
+                    return self._refuse(path, exc.status, exc.message, started)
+                return self._answer(path, None, exc.uid, invalid_decision(exc), "error", started, None)
+            except asyncio.TimeoutError:
+                return self._refuse(path, 408, f"request body not received within {budget:g}s", started)
+            served = self.store.served
+            decision, label, evaluated_on = await self._decide(review, len(body), served, deadline, budget, mode)
+            return self._answer(path, review, review.uid, decision, label, started, served, evaluated_on)
+        finally:
+            self.bodies.give_back(charged[0])
 
     async def _decide(
         self, review: Review, size: int, served: Served | None, deadline: float, budget: float, mode: str

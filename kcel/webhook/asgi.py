@@ -66,19 +66,52 @@ def header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-async def read_body(scope: Scope, receive: Receive, limit: int) -> bytes:
-    """The request body, refusing (413) as soon as it is known to exceed `limit` instead of buffering it all."""
+class BodyBudget:
+    """Bytes of request bodies a process holds at once: each body is charged as it arrives (its Content-Length up
+    front) and given back when its review is answered. One body is bounded by `read_body`'s limit; this bounds
+    them all, so a thousand clients each sending a 7 MiB review at once cannot exhaust the process's memory (the
+    bodies, and the objects parsed from them, while they are evaluated). Only the event loop uses it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.held = 0
+
+    def take(self, size: int) -> None:
+        """Charge `size` bytes, or refuse the request (503: the API server then applies the webhook's own
+        failurePolicy) if that would pass the limit."""
+        if self.held + size > self.limit:
+            raise ReviewError(503, f"too many request bodies in progress: {self.held} bytes, the limit is {self.limit}")
+        self.held += size
+
+    def give_back(self, size: int) -> None:
+        self.held -= size
+
+
+async def read_body(scope: Scope, receive: Receive, limit: int, budget: BodyBudget, charged: list[int]) -> bytes:
+    """The request body, refusing (413) as soon as it is known to exceed `limit` instead of buffering it all, and
+    (503) when the process holds too many bodies; what is charged to `budget` is added to `charged[0]`, for the
+    caller to give back."""
+
+    def charge(size: int) -> None:
+        budget.take(size)
+        charged[0] += size
+
     declared = header(scope, b"content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise ReviewError(413, f"request body too large: {declared.decode()} bytes, the limit is {limit}")
+    if declared is not None and declared.isdigit():
+        if int(declared) > limit:
+            raise ReviewError(413, f"request body too large: {declared.decode()} bytes, the limit is {limit}")
+        charge(int(declared))
     body = bytearray()
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             raise Disconnected
-        body += message.get("body", b"")
+        chunk = message.get("body", b"")
+        body += chunk
         if len(body) > limit:
             raise ReviewError(413, f"request body too large: over {limit} bytes")
+        if len(body) > charged[0]:  # no Content-Length, or more than it said
+            charge(len(body) - charged[0])
         if not message.get("more_body", False):
             return bytes(body)
 

@@ -85,6 +85,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "instead of letting every answer slow down toward the timeout",
     )  # fmt: skip
     net.add_argument(
+        "--max-body-bytes-in-flight", type=_positive_int, default=32 * 1024 * 1024, metavar="BYTES",
+        help="request bodies a process holds at once, while they arrive and their reviews are evaluated (default "
+        "32 MiB: the API server's reviews are a few KiB, at most 7 MiB); past it a review is answered 503 at once, "
+        "which the API server handles by the webhook's own failurePolicy, so no number of clients sending large "
+        "bodies together can exhaust the process's memory",
+    )  # fmt: skip
+    net.add_argument(
         "--shutdown-delay", type=_seconds, default=5.0, metavar="SECONDS",
         help="on SIGTERM, keep serving this long with /readyz failing and connections closed after each answer, "
         "so endpoints and clients move elsewhere, before closing the listener and finishing the requests in flight "
@@ -178,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
     settings = Settings(
         timeout=args.timeout, fail_closed=args.failure_policy == "Fail", threads=args.threads,
-        max_queue=args.max_queue, shutdown_delay=args.shutdown_delay,
+        max_queue=args.max_queue, shutdown_delay=args.shutdown_delay, max_body_bytes=args.max_body_bytes_in_flight,
     )  # fmt: skip
     return serve(
         args.policies, args.resources, host=args.host, port=args.port, settings=settings, tls=tls,

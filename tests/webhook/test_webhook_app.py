@@ -429,3 +429,29 @@ async def test_a_client_gone_before_its_body_is_answered_by_nothing(tmp_path: Pa
     scope = {"type": "http", "method": "POST", "path": "/validate", "query_string": b"timeout=10s", "headers": []}
     await app(scope, receive, send)
     assert sent == []
+
+
+async def test_the_bodies_a_process_holds_at_once_are_bounded_and_given_back(tmp_path: Path) -> None:
+    """Past --max-body-bytes-in-flight a review is refused at once (503) while another holds the budget; each body
+    is given back when its review is answered (issue 43: a thousand 7 MiB bodies at once exhausted the memory)."""
+    entered, release = threading.Event(), threading.Event()
+
+    def hook() -> None:  # the first review waits until released; the others pass
+        if not entered.is_set():
+            entered.set()
+            release.wait(10)
+
+    big = review()
+    big["request"]["object"]["metadata"]["annotations"] = {"pad": "x" * 100_000}
+    async with serving(StandIn(hook=hook), tmp_path, max_body_bytes=150_000) as client:
+        first = asyncio.create_task(client.post("/validate", json=big))
+        assert await asyncio.to_thread(entered.wait, 10)  # the first review holds its 100 KB in a thread
+        second = await client.post("/validate", json=big)
+        small = await client.post("/validate", json=review())
+        release.set()
+        assert (await first).status_code == 200
+        third = await client.post("/validate", json=big)
+    assert (second.status_code, second.headers["connection"]) == (503, "close")
+    assert "too many request bodies in progress" in second.json()["message"]
+    assert small.status_code == 200  # what fits beside the first is served
+    assert third.status_code == 200  # the first's bytes were given back
