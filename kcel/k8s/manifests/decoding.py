@@ -329,12 +329,9 @@ def _decode_yaml(chunk: str, name: str, first_line: int) -> tuple[Any, tuple[str
                 raise TooDeep
             loader.duplicates += duplicates
             return fast, _strict(loader.duplicates)
-        try:
-            excessive = node is not None and _excessive_aliasing(node)
-        except DecodeError as err:
-            raise DecodeError(f"{name}:{first_line}: invalid YAML: {err}") from None
-        if excessive:
-            raise DecodeError(f"{name}:{first_line}: invalid YAML: document contains excessive aliasing")
+        refused = aliasing_problem(node) if node is not None else None
+        if refused is not None:
+            raise DecodeError(f"{name}:{first_line}: invalid YAML: {refused}")
         value = _json_compatible(loader.construct_document(node), name, first_line) if node is not None else None
         deep_path = too_deep_path(value)  # aliases nest what they name: deeper than the text (not the common path)
         if deep_path is not None:
@@ -420,6 +417,16 @@ def _plain_value(node: Any, duplicates: list[str], seen: set[int]) -> Any:
 MAX_DOCUMENT_BYTES = 3 * 1024 * 1024
 """The API server's limit on a request body (3 MiB): a bigger object is refused before it is decoded."""
 TOO_LARGE = f"Request entity too large: limit is {MAX_DOCUMENT_BYTES}"
+
+
+def aliasing_problem(root: Any) -> str | None:
+    """What go-yaml refuses in a composed document's aliases, found without expanding them: an anchor that contains
+    itself, or excessive aliasing (a billion laughs); None when neither. For readers that compose YAML themselves
+    (the language server), before anything walks the nodes or the value."""
+    try:
+        return "document contains excessive aliasing" if _excessive_aliasing(root) else None
+    except DecodeError as err:
+        return str(err)
 
 
 def _excessive_aliasing(root: Any) -> bool:
