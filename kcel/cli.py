@@ -536,15 +536,13 @@ _style = _Style()
 
 
 def _variables(pairs: list[str], inputs: list[str]) -> dict[str, Any]:
-    from kcel.k8s.manifests.decoding import json_float, json_int  # numbers as the API server decodes them
-
     variables: dict[str, Any] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name:
             raise UsageError(f"--var takes NAME=JSON, got {pair!r}")
         try:
-            variables[name] = json.loads(text, parse_int=json_int, parse_float=json_float)
+            variables[name] = _json_variable(name, text)
         except json.JSONDecodeError as err:
             if text.lstrip()[:1] in ("[", "{", '"'):  # meant as JSON: say where it breaks, do not bind a string
                 raise UsageError(f"--var {name}: not valid JSON: {err.msg} at column {err.colno}: {text!r}") from None
@@ -561,6 +559,21 @@ def _variables(pairs: list[str], inputs: list[str]) -> dict[str, Any]:
             raise UsageError(f"{spec}: without NAME= the file must hold a mapping of variable names to values")
         variables.update(document)
     return variables
+
+
+def _json_variable(name: str, text: str) -> Any:
+    """A `--var` value, its numbers as the API server decodes them; one nested past kcel's limit on maps and lists
+    (kcel.k8s.manifests.nesting, as for files) is refused where it passes it (Python's json would end in a
+    RecursionError some thousands of levels down)."""
+    from kcel.k8s.manifests.decoding import json_float, json_int
+    from kcel.k8s.manifests.nesting import MAX_DEPTH, json_too_deep, too_deep_message
+
+    if text.count("[") + text.count("{") > MAX_DEPTH:  # else it cannot nest past the limit: not worth reading
+        found = json_too_deep(text)
+        if found is not None:
+            path, _, column = found
+            raise UsageError(f"--var {name}: at column {column}: {too_deep_message(path)}")
+    return json.loads(text, parse_int=json_int, parse_float=json_float)
 
 
 def _load(path: str) -> Any:

@@ -108,7 +108,7 @@ def _policy_inputs(args: argparse.Namespace) -> tuple[set[tuple[str, str]], list
     loaded = load(args.policy)
     named = [p.param_kind for p in loaded.policies] + [p.param_kind for p in loaded.mutating_policies]
     kinds = {(kind.api_version, kind.kind) for kind in named if kind is not None}
-    documents, problems = [], list(loaded.problems)
+    documents, unreadable = [], []
     try:
         files = manifest_files(args.crd)
     except FileNotFoundError as err:
@@ -118,10 +118,10 @@ def _policy_inputs(args: argparse.Namespace) -> tuple[set[tuple[str, str]], list
             documents += [d for d in load_documents(path) if isinstance(d, dict)
                           and d.get("kind") == "CustomResourceDefinition"]  # fmt: skip
         except CRDLoadError as err:
-            problems.append(str(err))
-    if args.crd and not documents:
-        raise UsageError(f"no CustomResourceDefinition in {', '.join(args.crd)}")
-    return kinds, documents, problems
+            unreadable.append(str(err))
+    if args.crd and not documents:  # why, when a file could not be read
+        raise UsageError("\n".join(unreadable) or f"no CustomResourceDefinition in {', '.join(args.crd)}")
+    return kinds, documents, [*loaded.problems, *unreadable]
 
 
 def _changes(new: list[dict[str, Any]], installed: list[Any], k8s_version: str | None) -> list[tuple[str, list[Any]]]:

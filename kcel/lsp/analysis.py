@@ -20,6 +20,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from kcel.annotations import error_character, field_elements
 from kcel.k8s import field as fe
+from kcel.k8s.manifests.decoding import aliasing_problem
+from kcel.k8s.manifests.nesting import too_deep_message, too_deep_path
 from kcel.k8s.manifests.scalars import value_positions
 from kcel.k8s.manifests.yamltext import find, split_documents
 
@@ -107,11 +109,20 @@ def analyze(text: str, k8s_version: str | None = None) -> Analysis:
     for index, (offset, chunk) in enumerate(split_documents(text)):
         try:
             root = yaml.compose(chunk, Loader=_LOADER)  # libyaml's, when PyYAML has it: each keystroke parses
-            value = SafeConstructor().construct_document(root) if root is not None else None
+            refused = _refused(root, chunk)
+            value = SafeConstructor().construct_document(root) if root is not None and not refused else None
+            deep = too_deep_path(value) if value is not None and "*" in chunk else None  # aliases nest what they name
+            refused = refused or (too_deep_message(deep) if deep is not None else None)
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             at = offset + (mark.index if mark is not None else 0)
             analysis.diagnostics.append(Diagnostic(at, at + 1, f"invalid YAML: {err}"))
+            analysis.documents.append((offset, None, None))
+            continue
+        except RecursionError:  # aliases nesting a value some thousands of levels deep
+            refused = too_deep_message("")
+        if refused:  # as the API server refuses it, and before anything expands the aliases
+            analysis.diagnostics.append(Diagnostic(offset, offset + 1, f"invalid YAML: {refused}"))
             analysis.documents.append((offset, None, None))
             continue
         analysis.documents.append((offset, root, value))
@@ -120,6 +131,12 @@ def analyze(text: str, k8s_version: str | None = None) -> Analysis:
         if isinstance(value, Mapping) and found:
             _check(analysis, index, offset, root, value, k8s_version)
     return analysis
+
+
+def _refused(root: Node | None, chunk: str) -> str | None:
+    """What the API server's decoding refuses in a document's aliases (a cycle, a billion laughs), which walking
+    its nodes or its value would expand without end; only documents that have an alias (`*`) are looked at."""
+    return aliasing_problem(root) if root is not None and "*" in chunk else None
 
 
 def _expressions(node: Node | None, path: fe.Path, text: str, offset: int, document: int) -> Iterator[Expression]:

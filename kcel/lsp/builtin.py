@@ -88,14 +88,16 @@ def params_fields(policy: Mapping[str, Any], chain: Sequence[str], folder: Path 
 
 
 def _crds_under(folder: Path) -> list[Mapping[str, Any]]:
-    import yaml
+    """The documents of the folder's files that may hold CRDs, decoded as the API server decodes them (so an alias
+    bomb or a document nested too deeply is left out, not expanded or recursed into)."""
+    from kcel.k8s.manifests.decoding import decode_documents
 
     found = []
     for path in sorted(folder.rglob("*.yaml"))[:500]:
         try:
             text = path.read_text(encoding="utf-8")
-            if "kind: CustomResourceDefinition" in text:
-                found += [d for d in yaml.safe_load_all(text) if isinstance(d, Mapping)]
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        except (OSError, UnicodeDecodeError):
             continue
+        if "kind: CustomResourceDefinition" in text:
+            found += [d.value for d in decode_documents(text, str(path)) if isinstance(d.value, Mapping)]
     return found

@@ -3,6 +3,7 @@ go to definition on CRD rules, policies and a version set in `.kcel.yaml`."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -296,3 +297,59 @@ async def test_params_complete_from_the_crd_of_the_param_kind(client: LanguageCl
             lsp.CompletionParams(document, where(text, needle, len(needle)))
         )
         assert expected <= {i.label for i in (found.items if isinstance(found, lsp.CompletionList) else found or [])}
+
+
+def billion_laughs(levels: int = 9) -> str:
+    lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+DEEP = "[" * 400 + "x" + "]" * 400
+HOSTILE = {
+    "cycle": ("a: &a [*a]\n", "invalid YAML: anchor value contains itself"),
+    "mapping-cycle": ("kind: Pod\nspec: &s {containers: [*s]}\n", "invalid YAML: anchor value contains itself"),
+    "billion-laughs": (billion_laughs(), "invalid YAML: document contains excessive aliasing"),
+    "deep-through-aliases": (f"a: &a {DEEP}\nb: &b {DEEP.replace('x', '*a')}\nc: {DEEP.replace('x', '*b')}\n",
+                             "invalid YAML: c[0][0]"),
+}  # fmt: skip
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", list(HOSTILE))
+async def test_hostile_yaml_gets_a_diagnostic_and_the_server_goes_on(
+    name: str, client: LanguageClient, tmp_path: Path
+) -> None:
+    """What the API server refuses while decoding (an alias cycle, a billion laughs, aliases nesting a value past
+    kcel's limit) is a diagnostic on the document, as for any YAML error: nothing expands the aliases (a RecursionError
+    came back in the error reply), and hover and the next document are answered."""
+    text, message = HOSTILE[name]
+    path = tmp_path / f"{name}.yaml"
+    (diagnostic,) = await asyncio.wait_for(opened(client, path, text), timeout=60)  # none came before
+    assert diagnostic.message.startswith(message) and diagnostic.severity == lsp.DiagnosticSeverity.Error
+    hovered = await client.text_document_hover_async(
+        lsp.HoverParams(lsp.TextDocumentIdentifier(path.as_uri()), lsp.Position(0, 1))
+    )
+    assert hovered is None
+    assert not await opened(client, tmp_path / "crd.yaml", CRD)
+
+
+@pytest.mark.asyncio
+async def test_hostile_crds_in_the_folder_are_left_out_of_completion(client: LanguageClient, tmp_path: Path) -> None:
+    """Param completion reads the CRDs under the folder: one nested 3,000 levels deep and an alias bomb are skipped
+    (they were read by PyYAML's recursive loader), the good one still completes."""
+    policy = (ROOT / "examples" / "admission" / "policies" / "replica-limit.yaml").read_text(encoding="utf-8")
+    text = policy.replace("object.spec.replicas <=", "params.team. == '' && object.spec.replicas <=", 1)
+    (tmp_path / "crds").mkdir()
+    (tmp_path / "crds" / "a-deep.yaml").write_text(
+        "kind: CustomResourceDefinition\nspec: " + '{"a": ' * 3_000 + "1" + "}" * 3_000 + "\n", encoding="utf-8"
+    )
+    (tmp_path / "crds" / "b-bomb.yaml").write_text("kind: CustomResourceDefinition\n" + billion_laughs(),
+                                                   encoding="utf-8")  # fmt: skip
+    (tmp_path / "crds" / "replicalimits.yaml").write_text(PARAMS_CRD, encoding="utf-8")
+    path = tmp_path / "policy.yaml"
+    await asyncio.wait_for(opened(client, path, text), timeout=60)
+    found = await asyncio.wait_for(client.text_document_completion_async(
+        lsp.CompletionParams(lsp.TextDocumentIdentifier(path.as_uri()), where(text, "params.team.", 12))
+    ), timeout=60)  # fmt: skip
+    assert {"name"} <= {i.label for i in (found.items if isinstance(found, lsp.CompletionList) else found or [])}

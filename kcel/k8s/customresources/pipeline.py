@@ -23,6 +23,7 @@ from kcel.k8s.customresources.listtype import validate_list_sets_and_maps
 from kcel.k8s.customresources.openapi import OpenAPIValidator
 from kcel.k8s.customresources.pruning import prune, prune_non_nullable_nulls
 from kcel.k8s.manifests.decoding import YAML_ERRORS_PREFIX
+from kcel.k8s.manifests.nesting import MAX_DEPTH, TooDeep, too_deep_message, too_deep_path
 from kcel.k8s.rules.validation import Validator
 from kcel.k8s.schemas.correlation import CorrelatedObject
 from kcel.k8s.schemas.schema import Schema
@@ -111,7 +112,10 @@ def _decode(kind: Kind, sent: Any, request: Request, warnings: list[str]) -> dic
     """unstructuredSchemaCoercer.apply and the defaulter, on a copy."""
     if not isinstance(sent, dict):
         raise _Rejected(f"Object 'Kind' is missing in '{fe.json_text(sent)}'")
-    obj: dict[str, Any] = json_copy(sent)
+    try:
+        obj: dict[str, Any] = json_copy(sent)
+    except TooDeep:
+        raise _Rejected(too_deep_message(too_deep_path(sent) or "")) from None
     unknown: list[str] = []
     meta = None
     if "metadata" in obj:
@@ -134,12 +138,17 @@ def _decode(kind: Kind, sent: Any, request: Request, warnings: list[str]) -> dic
     return obj
 
 
-def json_copy(value: Any) -> Any:
-    """A deep copy of decoded JSON (dicts, lists, scalars), several times faster than copy.deepcopy."""
+def json_copy(value: Any, depth: int = 1) -> Any:
+    """A deep copy of decoded JSON (dicts, lists, scalars), several times faster than copy.deepcopy. Raises
+    TooDeep past kcel's nesting limit: an object given to the embedding API was never decoded, so never checked."""
     if isinstance(value, dict):
-        return {k: json_copy(v) for k, v in value.items()}
+        if depth > MAX_DEPTH:
+            raise TooDeep
+        return {k: json_copy(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [json_copy(v) for v in value]
+        if depth > MAX_DEPTH:
+            raise TooDeep
+        return [json_copy(v, depth + 1) for v in value]
     return value
 
 

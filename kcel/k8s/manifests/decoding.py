@@ -27,6 +27,15 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode
 
 from kcel.gofloat import format_double
+from kcel.k8s.manifests.nesting import (
+    LIBYAML_TOO_DEEP,
+    MAX_DEPTH,
+    TooDeep,
+    json_too_deep,
+    too_deep_message,
+    too_deep_path,
+    yaml_too_deep,
+)
 from kcel.k8s.schemas.maplist import tag
 from kcel.temporal import go_quote
 from kcel.values import decimal_int
@@ -185,7 +194,10 @@ def _go_float(text: str, original: str) -> Any:
     return original if math.isinf(value) else value
 
 
-class _GoYAMLLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
+_LIBYAML = hasattr(yaml, "CSafeLoader")  # whose parser stops at 1,000 levels (see kcel.k8s.manifests.nesting)
+
+
+class _GoYAMLLoader(yaml.CSafeLoader if _LIBYAML else yaml.SafeLoader):  # type: ignore[misc]
     """PyYAML with go-yaml v2's reading of plain scalars and JSON's string keys; duplicate keys are recorded."""
 
     def __init__(self, stream: str) -> None:
@@ -314,24 +326,39 @@ def _decode_yaml(chunk: str, name: str, first_line: int) -> tuple[Any, tuple[str
         except _NotPlain:
             fast = _NOT_PLAIN
         if fast is not _NOT_PLAIN:
+            if not _LIBYAML and too_deep_path(fast) is not None:  # libyaml would have stopped at the limit
+                raise TooDeep
             loader.duplicates += duplicates
             return fast, _strict(loader.duplicates)
-        try:
-            excessive = node is not None and _excessive_aliasing(node)
-        except DecodeError as err:
-            raise DecodeError(f"{name}:{first_line}: invalid YAML: {err}") from None
-        if excessive:
-            raise DecodeError(f"{name}:{first_line}: invalid YAML: document contains excessive aliasing")
-        value = loader.construct_document(node) if node is not None else None
+        refused = aliasing_problem(node) if node is not None else None
+        if refused is not None:
+            raise DecodeError(f"{name}:{first_line}: invalid YAML: {refused}")
+        value = _json_compatible(loader.construct_document(node), name, first_line) if node is not None else None
+        deep_path = too_deep_path(value)  # aliases nest what they name: deeper than the text (not the common path)
+        if deep_path is not None:
+            raise DecodeError(f"{name}:{first_line}: invalid YAML: {too_deep_message(deep_path)}")
     except yaml.MarkedYAMLError as err:
+        if err.problem == LIBYAML_TOO_DEEP:
+            stopped = err.problem_mark.index if err.problem_mark is not None else None
+            raise DecodeError(_yaml_too_deep(chunk, name, first_line, stopped)) from None
         raise DecodeError(_yaml_problem(err, name, first_line)) from None
     except yaml.YAMLError as err:
         raise DecodeError(f"{name}: invalid YAML: {err}") from None
-    except RecursionError:
-        raise DecodeError(f"{name}:{first_line}: invalid YAML: nested too deeply") from None
+    except (RecursionError, TooDeep):
+        raise DecodeError(_yaml_too_deep(chunk, name, first_line)) from None
     finally:
         loader.dispose()
-    return _json_compatible(value, name, first_line), _strict(loader.duplicates)
+    return value, _strict(loader.duplicates)
+
+
+def _yaml_too_deep(chunk: str, name: str, first_line: int, stopped: int | None = None) -> str:
+    """The error for a YAML document nested past kcel's limit, at the place and field path it is passed (the
+    document's first line when only aliases nest it so deep); `stopped`: where libyaml stopped."""
+    found = yaml_too_deep(chunk, stopped)
+    if found is None:
+        return f"{name}:{first_line}: invalid YAML: {too_deep_message('')}"
+    path, line, column = found
+    return f"{name}:{line + first_line - 1}:{column}: invalid YAML: {too_deep_message(path)}"
 
 
 def _strict(duplicates: list[str]) -> tuple[str, ...]:
@@ -391,6 +418,16 @@ def _plain_value(node: Any, duplicates: list[str], seen: set[int]) -> Any:
 MAX_DOCUMENT_BYTES = 3 * 1024 * 1024
 """The API server's limit on a request body (3 MiB): a bigger object is refused before it is decoded."""
 TOO_LARGE = f"Request entity too large: limit is {MAX_DOCUMENT_BYTES}"
+
+
+def aliasing_problem(root: Any) -> str | None:
+    """What go-yaml refuses in a composed document's aliases, found without expanding them: an anchor that contains
+    itself, or excessive aliasing (a billion laughs); None when neither. For readers that compose YAML themselves
+    (the language server), before anything walks the nodes or the value."""
+    try:
+        return "document contains excessive aliasing" if _excessive_aliasing(root) else None
+    except DecodeError as err:
+        return str(err)
 
 
 def _excessive_aliasing(root: Any) -> bool:
@@ -536,13 +573,19 @@ def _json_documents(text: str, name: str, first_line: int, first_index: int) -> 
         except json.JSONDecodeError as err:
             where = f"{name}:{err.lineno + first_line - 1}:{err.colno}"
             return [*documents, Document(index, line, error=f"{where}: invalid JSON: {err.msg}")]
-        except (ValueError, RecursionError) as err:
+        except RecursionError:  # Python's json recurses: past some thousands of levels, where kcel's limit is passed
+            return [*documents, Document(index, line, error=_json_too_deep(text, start, name, first_line))]
+        except ValueError as err:
             return [*documents, Document(index, line, error=f"{name}:{line}: invalid JSON: {err}")]
         if position - start > MAX_DOCUMENT_BYTES and len(text[start:position].encode("utf-8")) > MAX_DOCUMENT_BYTES:
             documents.append(Document(index, line, error=f"{name}:{line}: {TOO_LARGE}"))
             continue
         duplicates: list[str] = []
-        value = _unpair(raw, "", duplicates)
+        try:
+            value = _unpair(raw, "", duplicates, 1)
+        except TooDeep:
+            documents.append(Document(index, line, error=_json_too_deep(text[:position], start, name, first_line)))
+            continue
         if value is not None:
             documents.append(Document(index, line, value, tuple(duplicates)))
 
@@ -553,15 +596,31 @@ def _skip_space(text: str, position: int) -> int:
     return position
 
 
-def _unpair(value: Any, path: str, duplicates: list[str]) -> Any:
-    """Plain dicts from `_Pairs`, recording `duplicate field "<path>"` in document order; the last value wins."""
+def _unpair(value: Any, path: str, duplicates: list[str], depth: int) -> Any:
+    """Plain dicts from `_Pairs`, recording `duplicate field "<path>"` in document order; the last value wins.
+    Raises TooDeep at a map or list nested past kcel's limit (see kcel.k8s.manifests.nesting)."""
     if isinstance(value, _Pairs):
+        if depth > MAX_DEPTH:
+            raise TooDeep
         result: dict[str, Any] = {}
         for key, item in value:
             if key in result:
                 duplicates.append(f"duplicate field {go_quote(f'{path}.{key}' if path else key)}")
-            result[key] = _unpair(item, f"{path}.{key}" if path else key, duplicates)
+            result[key] = _unpair(item, f"{path}.{key}" if path else key, duplicates, depth + 1)
         return result
     if isinstance(value, list):
-        return [_unpair(item, f"{path}[{i}]", duplicates) for i, item in enumerate(value)]
+        if depth > MAX_DEPTH:
+            raise TooDeep
+        return [_unpair(item, f"{path}[{i}]", duplicates, depth + 1) for i, item in enumerate(value)]
     return value
+
+
+def _json_too_deep(text: str, start: int, name: str, first_line: int) -> str:
+    """The error for the JSON document at `start` nested past kcel's limit, at the place and field path it is
+    passed."""
+    found = json_too_deep(text[start:])
+    path, line, column = found if found is not None else ("", 1, 1)
+    line += text.count("\n", 0, start)
+    if line == 1 + text.count("\n", 0, start):
+        column += start - text.rfind("\n", 0, start) - 1
+    return f"{name}:{line + first_line - 1}:{column}: invalid JSON: {too_deep_message(path)}"

@@ -5,16 +5,20 @@ The bounds are generous (seconds, tens of MiB): they catch an unbounded run, not
 
 from __future__ import annotations
 
+import json
 import time
 import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kcel.cli import main
+from kcel.k8s.crds import CRDLoadError, load_crds, validate_object
 from kcel.k8s.manifests.decoding import MAX_DOCUMENT_BYTES, decode_documents
+from kcel.k8s.manifests.nesting import MAX_DEPTH, TOO_DEEP
 
 ROOT = Path(__file__).resolve().parents[3]
 CRD = str(ROOT / "examples" / "widget-crd.yaml")
@@ -82,13 +86,71 @@ def test_an_anchor_may_be_used_a_few_times() -> None:
     assert document.value == {"a": {"k": "v"}, "b": {"k": "v"}, "c": [{"k": "v"}, {"k": "v"}]}
 
 
-@pytest.mark.parametrize(("text", "name", "error"), [
-    ("a: " + "[" * 50_000 + "]" * 50_000, "deep.yaml", "invalid YAML: exceeded maximum nesting depth"),
-    ('{"a": ' + "[" * 50_000 + "]" * 50_000 + "}", "deep.json", "invalid JSON"),
+@pytest.mark.parametrize(("text", "name", "where"), [
+    ("a: " + "[" * 50_000 + "]" * 50_000, "deep.yaml", "deep.yaml:1:1003: invalid YAML: a[0][0]"),
+    ("a:\n  " + "- " * 50_000 + "x", "deep.yaml", "deep.yaml:2:2001: invalid YAML: a[0][0]"),
+    ('{"a": ' + "[" * 50_000 + "]" * 50_000 + "}", "deep.json", "deep.json:1:1006: invalid JSON: a[0][0]"),
+    ('{"a": ' + "[" * 3_000 + "]" * 3_000 + "}", "deep.json", "deep.json:1:1006: invalid JSON: a[0][0]"),
+    ('{}\n{"a": ' + "[" * 3_000 + "]" * 3_000 + "}", "deep.json", "deep.json:2:1006: invalid JSON: a[0][0]"),
 ])  # fmt: skip
-def test_deep_nesting_is_refused(text: str, name: str, error: str) -> None:
+def test_deep_nesting_is_refused_where_the_limit_is_passed(text: str, name: str, where: str) -> None:
+    """Past 1,000 levels (kcel's limit, libyaml's; Python's json and the walks after decoding recurse): the place
+    and the field path, whether Python's json gave up (50,000 levels) or not (3,000)."""
     with bounded():
-        assert error in only_error(text, name)
+        error = decode_documents(text, name)[-1].error
+    assert error.startswith(where) and error.endswith(f"{TOO_DEEP} (kcel's limit; the API server's is 10,000)")
+    assert "…" in error and len(error) < 300
+
+
+def nested(levels: int, inner: Any = "x") -> Any:
+    for _ in range(levels):
+        inner = {"a": inner}
+    return inner
+
+
+@pytest.mark.parametrize("name", ["at-limit.json", "at-limit.yaml"])
+def test_the_limit_is_a_thousand_levels(name: str) -> None:
+    text = json.dumps(nested(MAX_DEPTH))
+    text = text if name.endswith(".json") else "# yaml\n" + text
+    (document,) = decode_documents(text, name)
+    assert document.value == nested(MAX_DEPTH)
+    (document,) = decode_documents(text.replace('"x"', '["x"]'), name)
+    assert TOO_DEEP in document.error and document.error.startswith(f"{name}:")
+
+
+def test_aliases_may_not_nest_past_the_limit() -> None:
+    """Each alias nests its anchor's 400 levels once more: the text is 400 deep, the value 1,200."""
+    deep = "[" * 400 + "x" + "]" * 400
+    text = f"a: &a {deep}\nb: &b {deep.replace('x', '*a')}\nc: {deep.replace('x', '*b')}\n"
+    error = only_error(text)
+    assert error.startswith("x.yaml:1: invalid YAML: c[0][0]") and TOO_DEEP in error
+
+
+def test_validate_object_refuses_a_deep_object_from_the_embedding_api() -> None:
+    """An object built in Python was never decoded: validate_object answers as the API server to a body it cannot
+    decode (400), where a RecursionError used to escape from copying it."""
+    (crd,) = load_crds(CRD)
+    for levels, reason in ((MAX_DEPTH - 2, "Invalid"), (3_000, "BadRequest"), (100_000, "BadRequest")):
+        obj = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": nested(levels)}
+        with bounded():
+            result = validate_object(crd, obj, field_validation="Ignore")
+        assert result.reason == reason
+    assert result.message.startswith('Widget in version "v1" cannot be handled as a Widget: spec.a.a.a')
+    assert TOO_DEEP in result.message
+
+
+def test_load_crds_refuses_a_deep_schema() -> None:
+    schema = '{"type":"object","properties":{"a":' * 3_000 + '{"type":"string"}' + "}}" * 3_000
+    text = (
+        Path(CRD)
+        .read_text(encoding="utf-8")
+        .replace("    openAPIV3Schema:\n", f"    openAPIV3Schema: {schema}\n    x:\n", 1)
+    )
+    with pytest.raises(
+        CRDLoadError, match=r"spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\.a\.properties…"
+    ) as err:
+        load_crds(text)
+    assert TOO_DEEP in str(err.value) and str(err.value).startswith("<text>:")
 
 
 def test_objects_over_three_mebibytes_are_refused_but_files_of_many_are_not() -> None:
