@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import gc
 import importlib
 import json
@@ -338,6 +339,7 @@ def console() -> NoReturn:
 def main(argv: list[str] | None = None) -> int:
     """Run one command. A reader that goes away (`kcel ... | head`) ends it quietly with 141, as SIGPIPE would
     end a C program; Ctrl-C with 130."""
+    _printable_output()
     try:
         code = _run(argv)
         if not sys.stdout.closed:  # a language server's client may have closed it already
@@ -348,6 +350,26 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except KeyboardInterrupt:
         return 130
+
+
+def _printable(err: UnicodeError) -> tuple[str | bytes, int]:
+    """What output the terminal's encoding cannot hold becomes: the bytes a file name had that were not UTF-8 (Python
+    holds them as lone surrogates) as they were, any other character escaped (`\\xe9` under LC_ALL=C)."""
+    assert isinstance(err, UnicodeEncodeError)
+    chunk = err.object[err.start : err.end]
+    if all("\udc80" <= ch <= "\udcff" for ch in chunk):
+        return bytes(ord(ch) - 0xDC00 for ch in chunk), err.end
+    return chunk.encode("ascii", "backslashreplace").decode("ascii"), err.end
+
+
+def _printable_output() -> None:
+    """stdout and stderr never fail on a character their encoding lacks (an ASCII locale, PYTHONIOENCODING=ascii, a
+    file name that is not UTF-8): a UnicodeEncodeError there was a traceback instead of the answer."""
+    codecs.register_error("kcel.printable", _printable)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            reconfigure(errors="kcel.printable")
 
 
 def _discard_stdout() -> None:

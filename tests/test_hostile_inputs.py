@@ -273,3 +273,35 @@ def test_kcel_eval_answers_bad_numbers_and_mistyped_values_without_a_traceback(
 def test_a_whole_number_past_int64_in_a_var_is_a_double_as_the_api_server_decodes_it() -> None:
     result = _kcel("eval", "--var", "x=99999999999999999999", "x")
     assert result.stdout.strip() == "1e+20 : double"
+
+
+def _kcel_bytes(*args: bytes, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    command: list[str | bytes] = [sys.executable, "-m", "kcel.cli", *args]
+    return subprocess.run(command, capture_output=True, timeout=60, env=env)
+
+
+def test_an_expression_that_is_not_utf8_is_read_as_go_reads_it() -> None:
+    """Each byte that is not UTF-8 is U+FFFD, as in a Go string cel-go parses: cel-go's error, not a traceback."""
+    bad = _kcel_bytes(b"eval", b"\xff")
+    assert (bad.returncode, b"Traceback" in bad.stderr) == (1, False), bad.stderr
+    assert "Syntax error: token recognition error at: '\ufffd'" in (bad.stdout + bad.stderr).decode()
+    literal = _kcel_bytes(b"eval", b'"\xff"')
+    assert literal.stdout.decode().strip() == '"\ufffd" : string'
+
+
+def test_output_the_terminal_cannot_encode_is_escaped_not_a_traceback() -> None:
+    import os
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    result = _kcel_bytes(b"eval", "'é'".encode(), env=env)
+    assert (result.returncode, result.stdout.decode("ascii").strip()) == (0, '"\\xe9" : string'), result.stderr
+    error = _kcel_bytes(b"eval", "'é' + 1".encode(), env=env)
+    assert error.returncode == 1 and b"Traceback" not in error.stderr and b"no matching overload" in error.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_named_in_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "ok.yaml").write_text("a: 1\n")
+    named = tmp_path.as_posix().encode() + b"/ok\xff.yaml"
+    result = _kcel_bytes(b"eval", b"--input", b"self=" + named, b"self.a")
+    assert (result.returncode, b"Traceback" in result.stderr) == (2, False), result.stderr
+    assert b"no such file" in result.stderr

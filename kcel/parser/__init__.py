@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -63,12 +64,19 @@ _tables: dict[int, tuple[tuple[Macro, ...], Mapping[tuple[str, int, bool], Macro
 _MAX_TABLES = 64  # for callers that build a new tuple per call
 
 
+# A lone surrogate is a byte that was not UTF-8 (Python decodes a command line's bytes so, `surrogateescape`): Go
+# reads each such byte of a string as U+FFFD, and so does cel-go's parser.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def parse(text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<input>") -> Parsed:
     """Parse CEL text into an AST, expanding macros; raise `CompileError` on bad input.
 
     >>> parse("a + 1").expr.function
     '_+_'
     """
+    if not text.isascii():
+        text = _LONE_SURROGATE.sub("\ufffd", text)
     source = Source(text, description)
     if len(text) > MAX_EXPRESSION_SIZE:
         message = f"expression code point size exceeds limit: size: {len(text)}, limit {MAX_EXPRESSION_SIZE}"
