@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kcel.errors import EvalError
-from kcel.values import INT64_MAX, OBJECTS, CelMap, TypedList, Uint
+from kcel.values import INT64_MAX, OBJECTS, CelMap, Optional, TypedList, Uint
 
 _NUMERIC = (int, float)
 
@@ -102,6 +102,10 @@ def _general_equals(a: Any, b: Any) -> bool:
         )
     if isinstance(a, OBJECTS.classes):
         return isinstance(b, OBJECTS.classes) and OBJECTS.equals(a, b)
+    if isinstance(a, Optional):  # cel-go's Optional.Equal: both empty, or CEL's equality of what they hold
+        if not isinstance(b, Optional) or a.has_value() != b.has_value():
+            return False
+        return not a.has_value() or cel_equals(a.value, b.value)
     if type(a) is not type(b):
         equals = getattr(a, "cel_equals", None)
         return bool(equals(b)) if equals is not None else False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kcel.errors import EvalError
@@ -108,14 +108,34 @@ def contains_cidr_before_1_33(parent: CIDR, child: CIDR) -> bool:
     return parent.masked() == CIDR(child.ip, parent.prefix_length)
 
 
-_BEFORE_1_33 = {
+def contains_ip_string(cidr: CIDR, text: str) -> bool:
+    """cidrContainsIPString: the string is converted first, and the error of a bad one is not passed on: the CIDR
+    that does not meet an IP is the argument `MaybeNoSuchOverloadErr` is given (apiserver pkg/cel/library/cidr.go)."""
+    try:
+        ip = network.parse_ip(text)
+    except EvalError:
+        raise EvalError("no such overload") from None
+    return network.cidr_contains_ip(cidr, ip)
+
+
+def contains_cidr_string(parent: CIDR, text: str) -> bool:
+    """cidrContainsCIDRString: the string through `cidr()` first, whose error (its prefix twice) is the answer."""
+    return network.cidr_contains_cidr(parent, string_to_cidr(text))
+
+
+_KUBERNETES: dict[str, Callable[..., Any]] = {
+    "string_to_cidr": string_to_cidr,
+    "cidr_contains_ip_string": contains_ip_string,
+    "cidr_contains_cidr_string": contains_cidr_string,
+}
+_BEFORE_1_33: dict[str, Callable[..., Any]] = {
     "cidr_contains_cidr": contains_cidr_before_1_33,
-    "cidr_contains_cidr_string": lambda parent, text: contains_cidr_before_1_33(parent, network.parse_cidr(text)),
+    "cidr_contains_cidr_string": lambda parent, text: contains_cidr_before_1_33(parent, string_to_cidr(text)),
 }
 
 
 def _kubernetes(overload: Overload, version: int) -> Overload:
-    impl = string_to_cidr if overload.id == "string_to_cidr" else overload.impl
+    impl = _KUBERNETES.get(overload.id, overload.impl)
     if version < 1:
         impl = _BEFORE_1_33.get(overload.id, impl)
     cost, estimate = COSTS.get(overload.id, overload.cost), ESTIMATES.get(overload.id, overload.estimate)

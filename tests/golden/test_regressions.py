@@ -596,3 +596,46 @@ def test_an_optional_a_plain_qualifier_found_is_no_map(expr: str, error: str) ->
         env.compile(expr).evaluate({})
     assert env.compile("has({'foo': optional.of({'bar': 1})}.foo.bar)").evaluate({}) is False
     assert env.compile("cel.bind(o, optional.of({'bar': 1}), o.bar)").evaluate({}).value == 1
+
+
+CIDR_TWICE = "network address parse error during conversion from string: " * 2
+
+
+@pytest.mark.parametrize("version", ["1.31", "1.33", "1.37"])  # new expressions have the library from 1.31
+@pytest.mark.parametrize(("expr", "error"), [
+    ("cidr('10.0.0.0/8').containsIP('x')", "no such overload"),
+    ("cidr('10.0.0.0/8').containsCIDR('x')", CIDR_TWICE + "netip.ParsePrefix(\"x\"): no '/'"),
+    ("cidr('10.0.0.0/8').containsCIDR('10.0.0.0/08')",
+     CIDR_TWICE + 'netip.ParsePrefix("10.0.0.0/08"): bad bits after slash: "08"'),
+])  # fmt: skip
+def test_a_bad_string_given_to_a_cidrs_containment_fails_as_the_api_server_has_it(
+    version: str, expr: str, error: str
+) -> None:
+    """Issue 45: cidrContainsIPString converts first and passes the CIDR, not the conversion's error, to
+    MaybeNoSuchOverloadErr (`no such overload`); cidrContainsCIDRString's error is `cidr()`'s own, its prefix twice
+    (apiserver pkg/cel/library/cidr.go)."""
+    program = kcel.Env(k8s_version=version).compile(expr)
+    for run in (program.evaluate, program.evaluate_with_cost):
+        with pytest.raises(kcel.EvalError) as raised:
+            run({})
+        assert str(raised.value) == error
+
+
+@pytest.mark.parametrize("version", [None, "1.30", "1.37"])
+@pytest.mark.parametrize(("expr", "expected"), [
+    ("self.?spec.?enabled == optional.of(true)", False),  # 1 is no bool
+    ("optional.of(n) == optional.of(n)", False),  # NaN equals nothing, in an optional too
+    ("optional.of(n) != optional.of(n)", True),
+    ("[optional.of(n)] == [optional.of(n)]", False),
+    ("dyn(optional.of(1)) == dyn(optional.of(1.0))", True),  # numbers by value
+    ("optional.none() == optional.none()", True),
+    ("optional.of(1) == optional.none()", False),
+])  # fmt: skip
+def test_optionals_are_equal_by_cels_equality_of_what_they_hold(version: str | None, expr: str, expected: bool) -> None:
+    """Issue 45: cel-go's Optional.Equal compares the values with CEL's equality; kcel compared them with Python's
+    `==` (1 == True, and a NaN equal to itself)."""
+    env = kcel.Env(variables={"self": "dyn", "n": "double"}, k8s_version=version, environment="stored")
+    program = env.compile(expr)
+    activation = {"self": {"spec": {"enabled": 1}}, "n": float("nan")}
+    assert program.evaluate(activation) is expected
+    assert program.evaluate_with_cost(activation)[0] is expected
