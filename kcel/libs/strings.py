@@ -225,16 +225,25 @@ def _sanitize(text: str) -> str:
 
 
 def list_join(items: Sequence[Any]) -> str:
+    _guard_list_of_strings(items, "join(list)")
     return list_join_string(items, "")
 
 
 def list_join_string(items: Sequence[Any], sep: str) -> str:
     """Versions 2+: a non-string element is reported with Go's `%v` of the CEL value."""
+    _guard_list_of_strings(items, "join(list, string)")
     try:
         return _join(items, sep)
     except TypeError:
         bad = next(item for item in items if not isinstance(item, str))
         raise EvalError(f"join: invalid input: {go_value(bad)}") from None
+
+
+def _guard_list_of_strings(items: Sequence[Any], call: str) -> None:
+    """cel-go's runtime type guard of an overload taking `list(string)` (decls.go, IsAssignableRuntimeType) looks at
+    the first element only: `dyn([1, 2]).join(',')` finds no overload, `dyn(['a', 1])` reaches join's own error."""
+    if items and items[0].__class__ is not str:
+        raise EvalError(f"no such overload: {call}")
 
 
 def _join(items: Sequence[Any], sep: str) -> str:

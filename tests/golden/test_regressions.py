@@ -639,3 +639,21 @@ def test_optionals_are_equal_by_cels_equality_of_what_they_hold(version: str | N
     activation = {"self": {"spec": {"enabled": 1}}, "n": float("nan")}
     assert program.evaluate(activation) is expected
     assert program.evaluate_with_cost(activation)[0] is expected
+
+
+@pytest.mark.parametrize("version", [None, "1.30", "1.37"])
+@pytest.mark.parametrize(("expr", "error"), [
+    ("dyn([1, 2]).join(',')", "no such overload: join(list, string)"),
+    ("dyn([1, 2]).join()", "no such overload: join(list)"),
+    ("dyn(mixed).join(',')", "join: invalid input: 1"),  # the guard looks at the first element only
+])  # fmt: skip
+def test_join_of_a_list_whose_first_element_is_no_string_finds_no_overload(
+    version: str | None, expr: str, error: str
+) -> None:
+    """Issue 45: cel-go's runtime type guard of `list(string)` (IsAssignableRuntimeType) checks the first element;
+    kcel reached join's own `join: invalid input: 1`."""
+    program = kcel.Env(variables={"mixed": "list(dyn)"}, k8s_version=version).compile(expr)
+    for run in (program.evaluate, program.evaluate_with_cost):
+        with pytest.raises(kcel.EvalError) as raised:
+            run({"mixed": ["a", 1]})
+        assert str(raised.value) == error
