@@ -686,19 +686,8 @@ class CodeGen:
         return t is not None and t.kind not in ("dyn", "param", "error") and all(map(self._concrete, t.params))
 
     def function_call(self, node: Call) -> str:
-        function, args = names.resolve_function(
-            node, self.decls.container, self.decls.overloads, self.is_local, self.decls.is_variable
-        )
-        overloads = [
-            o
-            for o in self.decls.overloads(function)
-            if len(o.args) == len(args) and o.member == (node.target is not None)
-        ]
-        if not overloads and node.target is not None:
-            overloads = [o for o in self.decls.overloads(function) if len(o.args) == len(args) and not o.member]
+        function, args, overloads = folding.call_overloads(self, node)
         chosen = self.chosen.get(node.id, ())
-        if chosen:
-            overloads = [o for o in overloads if o.id in chosen] or overloads
         folding.check_constant_arguments(self, overloads, args)
         static = len(chosen) == 1 and len(overloads) == 1 and self.statically_typed(args)
         costed = self.metered and overloads and (not static or overloads[0].cost is not None)

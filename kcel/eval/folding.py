@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kcel.checker import names
 from kcel.checker.decls import Overload
 from kcel.errors import EvalError, PlanError
 from kcel.eval import control_flow, runtime
 from kcel.eval.dispatch import dispatcher
-from kcel.parser.ast import Call, Const, CreateList, CreateMap, Expr, Ident
+from kcel.parser.ast import Call, Const, CreateList, CreateMap, Expr, Ident, walk
 
 # cel-go's IsTypeConversionFunction: with a constant argument these are folded when planning.
 TYPE_CONVERSIONS = frozenset(
@@ -69,6 +70,7 @@ def in_constant_set(cg: Any, node: Call, elements: tuple[Any, ...]) -> str:
     """`x in [1, 2]`: cel-go's planner makes a constant list of primitives (bytes aside) a set, whose test costs
     nothing; an empty one is `false` without evaluating `x` (maybeOptimizeSetMembership)."""
     if not elements:
+        check_constants_within(cg, node.args[0])
         return "False"
     (item,) = cg.gen_args(node.args[:1])
     if all(e.__class__ is str for e in elements):  # a str hashes as CEL compares it; nothing else is in it
@@ -89,6 +91,31 @@ def _constants(cg: Any, nodes: Sequence[Expr]) -> list[Any] | None:
             return None
         values.append(value)
     return values
+
+
+def call_overloads(cg: Any, node: Call) -> tuple[str, Sequence[Expr], list[Overload]]:
+    """The function a call names, its arguments (a member call's target first) and the overloads it may run: those
+    the checker chose, else every one of its arity and call style."""
+    function, args = names.resolve_function(
+        node, cg.decls.container, cg.decls.overloads, cg.is_local, cg.decls.is_variable
+    )
+    member = node.target is not None
+    overloads = [o for o in cg.decls.overloads(function) if len(o.args) == len(args) and o.member == member]
+    if not overloads and member:
+        overloads = [o for o in cg.decls.overloads(function) if len(o.args) == len(args) and not o.member]
+    chosen = cg.chosen.get(node.id, ())
+    if chosen:
+        overloads = [o for o in overloads if o.id in chosen] or overloads
+    return function, args, overloads
+
+
+def check_constants_within(cg: Any, root: Expr) -> None:
+    """The plan-time checks of every call below `root` (a bad literal regex fails the program): cel-go plans an
+    operand before its call is folded away, as `x in []` is."""
+    for node in walk(root):
+        if isinstance(node, Call):
+            _, args, overloads = call_overloads(cg, node)
+            check_constant_arguments(cg, overloads, args)
 
 
 def check_constant_arguments(cg: Any, overloads: Sequence[Overload], args: Sequence[Expr]) -> None:

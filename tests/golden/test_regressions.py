@@ -657,3 +657,16 @@ def test_join_of_a_list_whose_first_element_is_no_string_finds_no_overload(
         with pytest.raises(kcel.EvalError) as raised:
             run({"mixed": ["a", 1]})
         assert str(raised.value) == error
+
+
+@pytest.mark.parametrize("version", [None, "1.37"])
+def test_a_bad_literal_pattern_fails_the_program_inside_an_operand_folded_away(version: str | None) -> None:
+    """Issue 45: cel-go plans `x in []`'s operand before folding the call to false, and planning compiles the
+    literal pattern: the program fails (`invalid repeat count`) as the same call alone does. kcel answered false."""
+    env = kcel.Env(variables={"t": "string"}, k8s_version=version)
+    with pytest.raises(kcel.CelError) as alone:
+        env.compile('dyn(matches(t, "a{2,1}"))')
+    with pytest.raises(type(alone.value)) as folded:
+        env.compile('dyn(matches(t, "a{2,1}")) in []')
+    assert "invalid repeat count" in str(folded.value) and str(folded.value) == str(alone.value)
+    assert env.compile('dyn(matches(t, "a{2}")) in []').evaluate({"t": "a"}) is False
