@@ -153,6 +153,7 @@ SERVER_BEHAVIOUR: tuple[tuple[str, Version, int], ...] = (
     ("k8s_ip", (1, 33), 0),  # containsCIDR before apiserver 64791740a
     ("standard", (1, 37), 0),  # startsWith/endsWith and global matches costs before cel-go v0.29
     ("optional", (1, 33), 0),  # no optional.unwrap, unwrapOpt, first or last before cel-go v0.23
+    ("timestamps", (1, 34), 0),  # duration(int) declared (and failing when evaluated) before cel-go v0.26
 )
 
 

@@ -467,10 +467,22 @@ _DURATION_ACCESSORS = (
     ),
 )
 
-LIBRARY = Library(
-    "timestamps",
-    overloads=(*_CONVERSIONS, *_ARITHMETIC, *_COMPARISONS, *_TIMESTAMP_ACCESSORS, *_DURATION_ACCESSORS),
-)
+def _int_to_duration(value: int) -> Duration:
+    """cel-go before v0.26 declared `duration(int)`, bound to Int.ConvertToType, which has no duration case."""
+    raise EvalError("type conversion error from 'int' to 'google.protobuf.Duration'")
+
+
+def library(version: int = 1) -> Library:
+    """Version 0 is cel-go's before v0.26 (Kubernetes up to 1.33), which declared `duration(int)`: it type-checks,
+    and fails when evaluated; 1 is the newer cel-go's, without it."""
+    older = (Overload("int64_to_duration", "duration", (INT,), DURATION, _int_to_duration),) if version < 1 else ()
+    return Library(
+        "timestamps",
+        overloads=(*_CONVERSIONS, *older, *_ARITHMETIC, *_COMPARISONS, *_TIMESTAMP_ACCESSORS, *_DURATION_ACCESSORS),
+    )
+
+
+LIBRARY = library(1)
 
 # The dynamic `+`/`-` operators (kcel.eval.runtime) reach these overloads by operand class.
 for _overload in _ARITHMETIC:

@@ -670,3 +670,21 @@ def test_a_bad_literal_pattern_fails_the_program_inside_an_operand_folded_away(v
         env.compile('dyn(matches(t, "a{2,1}")) in []')
     assert "invalid repeat count" in str(folded.value) and str(folded.value) == str(alone.value)
     assert env.compile('dyn(matches(t, "a{2}")) in []').evaluate({"t": "a"}) is False
+
+
+@pytest.mark.parametrize(("version", "declared"), [("1.30", True), ("1.33", True), ("1.34", False), ("1.37", False)])
+def test_duration_of_an_int_type_checks_before_cel_go_v0_26_and_fails_when_evaluated(
+    version: str, declared: bool
+) -> None:
+    """Issue 45: cel-go up to v0.23 (Kubernetes 1.33) declared `int64_to_duration`, bound to Int.ConvertToType, which
+    has no duration case; v0.26 (1.34) no longer declares it."""
+    env = kcel.Env(variables={"x": "int"}, k8s_version=version)
+    if not declared:
+        with pytest.raises(kcel.CompileError, match="found no matching overload for 'duration' applied to '\\(int\\)'"):
+            env.compile("duration(x)")
+        return
+    program = env.compile("duration(x)")
+    for run in (program.evaluate, program.evaluate_with_cost):
+        with pytest.raises(kcel.EvalError, match="^type conversion error from 'int' to 'google.protobuf.Duration'$"):
+            run({"x": 1})
+    assert env.compile("duration(x) > duration('1s') || true").evaluate({"x": 1}) is True
