@@ -467,6 +467,7 @@ _DURATION_ACCESSORS = (
     ),
 )
 
+
 def _int_to_duration(value: int) -> Duration:
     """cel-go before v0.26 declared `duration(int)`, bound to Int.ConvertToType, which has no duration case."""
     raise EvalError("type conversion error from 'int' to 'google.protobuf.Duration'")
