@@ -11,10 +11,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kcel.findings import Finding, TestCase, junit_xml
 from kcel.k8s import field as fe
+
+if TYPE_CHECKING:
+    from kcel.k8s.manifests.yamltext import Lines
 
 
 def crd_field_line(crd: Any, path: fe.Path) -> int:
@@ -33,14 +36,9 @@ def crd_elements(crd: Any, path: fe.Path) -> tuple[tuple[str, str], ...]:
 
 
 def _field_line(file: str, document: int, elements: tuple[tuple[str, str], ...]) -> int | None:
-    """The 1-based line of a field of a document (kcel.k8s.manifests.yamltext.line_of, on the cached tree)."""
-    from kcel.k8s.manifests.yamltext import find
-
-    composed = _composed(file, document)
-    if composed is None:
-        return None
-    node = find(composed[1], fe.Path(elements))
-    return _text(file).count("\n", 0, composed[0]) + node.start_mark.line + 1 if node is not None else None
+    """The 1-based line of a field of a document, each document composed once for every error found in it."""
+    lines = _lines(file)
+    return lines.line(document, fe.Path(elements)) if lines is not None else None
 
 
 @cache
@@ -51,15 +49,20 @@ def _text(file: str) -> str:
 
 
 @cache
-def _composed(file: str, document: int) -> tuple[int, Any] | None:
-    """A document's offset in its file and its YAML node tree, composed once for every error found in it."""
-    from kcel.k8s.manifests.yamltext import compose_document
+def _lines(file: str) -> Lines | None:
+    """The lines of a file's fields (kcel.k8s.manifests.yamltext.Lines: each document composed once)."""
+    from kcel.k8s.manifests.yamltext import Lines
 
     try:
-        offset, _, root = compose_document(_text(file), document)
-    except (OSError, UnicodeDecodeError, ValueError):
+        return Lines(_text(file))
+    except (OSError, UnicodeDecodeError):
         return None
-    return offset, root
+
+
+def _composed(file: str, document: int) -> tuple[int, Any] | None:
+    """A document's offset in its file and its YAML node tree."""
+    lines = _lines(file)
+    return lines.document(document) if lines is not None else None
 
 
 def object_field_line(file: str, document: int, item: int | None, field: str, fallback: int) -> int:

@@ -32,13 +32,9 @@ def split_documents(text: str) -> list[tuple[int, str]]:
     return chunks
 
 
-def compose_document(text: str, document: int) -> tuple[int, str, Node | None]:
-    """The offset, text and node tree of a document (raises ValueError when there is no such document)."""
-    return _compose(split_documents(text), document)
-
-
 def compose_documents(text: str, documents: Iterable[int]) -> dict[int, tuple[int, str, Node | None]]:
-    """`compose_document` of each document named, the text split once and each document composed once."""
+    """The offset, text and node tree of each document named, the text split once and each document composed once
+    (raises ValueError when there is no such document)."""
     chunks = split_documents(text)
     return {document: _compose(chunks, document) for document in set(documents)}
 
@@ -95,18 +91,25 @@ class Lines:
     def __init__(self, text: str) -> None:
         self.text = text
         self._chunks: list[tuple[int, str]] | None = None
-        self._trees: dict[int, tuple[int, Node | None] | None] = {}  # document: (its first line, 0-based; root)
+        # document: (its offset in the text, its first line, 0-based, its root node)
+        self._trees: dict[int, tuple[int, int, Node | None] | None] = {}
 
     def line(self, document: int, path: fe.Path) -> int | None:
         """The 1-based line of the field at `path` of a document (of the document itself for an empty path)."""
         tree = self._tree(document)
         if tree is None:
             return None
-        first, root = tree
+        _, first, root = tree
         node = find(root, path) if path.elements else root
         return None if node is None else first + int(node.start_mark.line) + 1
 
-    def _tree(self, document: int) -> tuple[int, Node | None] | None:
+    def document(self, document: int) -> tuple[int, Node | None] | None:
+        """A document's offset in the text and its node tree; None when there is no such document, or it does not
+        parse."""
+        tree = self._tree(document)
+        return None if tree is None else (tree[0], tree[2])
+
+    def _tree(self, document: int) -> tuple[int, int, Node | None] | None:
         if document not in self._trees:
             if self._chunks is None:
                 self._chunks = split_documents(self.text)
@@ -115,7 +118,7 @@ class Lines:
             except ValueError:
                 self._trees[document] = None
             else:
-                self._trees[document] = (self.text.count("\n", 0, offset), root)
+                self._trees[document] = (offset, self.text.count("\n", 0, offset), root)
         return self._trees[document]
 
 
