@@ -78,6 +78,7 @@ class Metrics:
             self.policy_reloads.labels(result)
 
     def connection_closed(self, reason: str) -> None:
+        """Count a connection the limits closed or refused (kcel.webhook.connections.ConnectionGuard's on_close)."""
         self.connections_closed.labels(reason).inc()
 
     def render(self) -> bytes:

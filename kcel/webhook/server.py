@@ -97,11 +97,7 @@ def serve(
     def make_server() -> uvicorn.Server:
         webhook = Webhook(store, settings, tls=tls)
         metrics = webhook.metrics
-        guard = ConnectionGuard(
-            limits,
-            on_count=metrics.connections.set,
-            on_close=lambda reason: metrics.connections_closed.labels(reason).inc(),
-        )
+        guard = ConnectionGuard(limits, on_count=metrics.connections.set, on_close=metrics.connection_closed)
         config = serve_config(webhook, host, port, tls, guard)
         return DrainingServer(config, webhook, settings.shutdown_delay, guard=guard, tls=tls)
 
