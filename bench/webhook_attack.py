@@ -31,8 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import trustme
-from webhook_load import free_port, percentile, rss_kib
+from webhook_load import free_port, percentile, rss_kib, serving_certificate
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICIES = ROOT / "tests" / "webhook" / "policies"
@@ -42,19 +41,13 @@ PROBE_TIMEOUT = 1.0  # the kubelet's default timeoutSeconds
 
 def start(directory: Path, options: list[str]) -> tuple[subprocess.Popen[bytes], int, ssl.SSLContext]:
     """A single-process server on a free port; (process, port, a client context trusting it) once ready."""
-    ca = trustme.CA()
-    leaf = ca.issue_cert("127.0.0.1")
-    (directory / "tls.crt").write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
-    (directory / "tls.key").write_bytes(leaf.private_key_pem.bytes())
+    certificate, verify = serving_certificate(directory)
     port = free_port()
     command = [
         sys.executable, "-m", "kcel.webhook", "--policies", str(POLICIES), "--resources", str(RESOURCES),
-        "--cert", str(directory / "tls.crt"), "--key", str(directory / "tls.key"), "--host", "127.0.0.1",
-        "--port", str(port), "--log-level", "error", *options,
+        *certificate, "--host", "127.0.0.1", "--port", str(port), "--log-level", "error", *options,
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    verify = ssl.create_default_context()
-    ca.configure_trust(verify)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -375,24 +375,30 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(
-    directory: Path, threads: int, workers: int, policies: list[Path], tree: Path = ROOT
-) -> tuple[subprocess.Popen[bytes], str, ssl.SSLContext]:
-    """`kcel serve` from `tree` (this checkout, or the one of --server-tree) on a free loopback port."""
+def serving_certificate(directory: Path) -> tuple[list[str], ssl.SSLContext]:
+    """A certificate for 127.0.0.1 written to `directory`: the `kcel serve` options naming it, and a client context
+    trusting it."""
     ca = trustme.CA()
     leaf = ca.issue_cert("127.0.0.1")
     (directory / "tls.crt").write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
     (directory / "tls.key").write_bytes(leaf.private_key_pem.bytes())
+    verify = ssl.create_default_context()
+    ca.configure_trust(verify)
+    return ["--cert", str(directory / "tls.crt"), "--key", str(directory / "tls.key")], verify
+
+
+def start_server(
+    directory: Path, threads: int, workers: int, policies: list[Path], tree: Path = ROOT
+) -> tuple[subprocess.Popen[bytes], str, ssl.SSLContext]:
+    """`kcel serve` from `tree` (this checkout, or the one of --server-tree) on a free loopback port."""
+    certificate, verify = serving_certificate(directory)
     port = free_port()
     command = [
         sys.executable, "-m", "kcel.webhook", *(f"--policies={p}" for p in policies), "--resources", str(RESOURCES),
-        "--cert", str(directory / "tls.crt"), "--key", str(directory / "tls.key"), "--host", "127.0.0.1",
-        "--port", str(port), "--threads", str(threads), "--workers", str(workers),
+        *certificate, "--host", "127.0.0.1", "--port", str(port), "--threads", str(threads), "--workers", str(workers),
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(tree)}
     process = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    verify = ssl.create_default_context()
-    ca.configure_trust(verify)
     url = f"https://127.0.0.1:{port}"
     with httpx.Client(base_url=url, verify=verify) as client:
         for _ in range(400):
