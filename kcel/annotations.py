@@ -20,10 +20,22 @@ if TYPE_CHECKING:
     from kcel.k8s.manifests.yamltext import Lines
 
 
-def crd_field_line(crd: Any, path: fe.Path) -> int:
-    """The line of a field of a CRD (kcel.k8s.crds.crd.CRD) in its file, for an error the API server reports at
-    `path`; the CRD's first line when the field cannot be found."""
-    return _field_line(crd.file, crd.document, crd_elements(crd, path)) or crd.line
+def crd_field_place(crd: Any, path: fe.Path) -> tuple[str, int]:
+    """The file and line of a field of a CRD (kcel.k8s.crds.crd.CRD), for an error the API server reports at
+    `path`: in the CRD's file, or in the kustomize patch that wrote the field; the CRD's first line when the field
+    cannot be found."""
+    file, document, elements = _written_at(crd, path)
+    line = _field_line(file, document, elements)
+    return (file, line) if line else (crd.file, crd.line)
+
+
+def _written_at(crd: Any, path: fe.Path) -> tuple[str, int, tuple[tuple[str, str], ...]]:
+    """The file, document and field path where a field of a CRD is written (a patch's, for a patched CRD)."""
+    elements = crd_elements(crd, path)
+    if crd.origins is None:
+        return crd.file, crd.document, elements
+    file, document, written = crd.origins.locate(elements)
+    return str(file), int(document), written
 
 
 def crd_elements(crd: Any, path: fe.Path) -> tuple[tuple[str, str], ...]:
@@ -87,7 +99,7 @@ def crd_rule_marker(crd: Any, path: fe.Path) -> str:
     found = _expression_node(crd, path)
     if found is None:
         return ""
-    node = found[1]
+    node = found[2]
     project = next((d for d in Path(crd.file).resolve().parents if (d / "go.mod").is_file()), None)
     if project is None:
         return ""
@@ -97,18 +109,19 @@ def crd_rule_marker(crd: Any, path: fe.Path) -> str:
     return ""
 
 
-def _expression_node(crd: Any, path: fe.Path) -> tuple[int, Any] | None:
-    """The document's offset in the file and the YAML scalar of the rule (or messageExpression) an error names."""
+def _expression_node(crd: Any, path: fe.Path) -> tuple[str, int, Any] | None:
+    """The file the rule (or messageExpression) an error names is written in, its document's offset there and the
+    rule's YAML scalar."""
     from kcel.k8s.manifests.yamltext import find, value_of
 
-    elements = crd_elements(crd, path)
+    file, document, elements = _written_at(crd, path)
     if not elements or elements[-1] not in (("rule", ""), ("messageExpression", "")):
         return None
-    composed = _composed(crd.file, crd.document)
+    composed = _composed(file, document)
     if composed is None:
         return None
     node = value_of(find(composed[1], fe.Path(elements[:-1])), elements[-1][0])
-    return (composed[0], node) if node is not None and isinstance(node.value, str) else None
+    return (file, composed[0], node) if node is not None and isinstance(node.value, str) else None
 
 
 _POSITION = re.compile(r"ERROR: <input>:(\d+):(\d+):")
@@ -127,17 +140,17 @@ def error_character(message: str, expression: str) -> int | None:
     return sum(len(t) + 1 for t in lines[: line - 1]) + column - 1
 
 
-def expression_position(crd: Any, path: fe.Path, message: str) -> tuple[int, int] | None:
-    """The file's line and column of the first compile error in a rule's message (`ERROR: <input>:1:18: ...`),
+def expression_position(crd: Any, path: fe.Path, message: str) -> tuple[str, int, int] | None:
+    """The file, line and column of the first compile error in a rule's message (`ERROR: <input>:1:18: ...`),
     in any style of YAML scalar (kcel.k8s.manifests.scalars); None when it cannot be placed."""
     from kcel.k8s.manifests.scalars import value_positions
 
     found = _expression_node(crd, path)
     if found is None:
         return None
-    offset, node = found
+    file, offset, node = found
     start = offset + node.start_mark.index
-    text = _text(crd.file)
+    text = _text(file)
     positions = value_positions(text[start : offset + node.end_mark.index], node.style, node.value)
     if positions is None:
         return None
@@ -146,7 +159,7 @@ def expression_position(crd: Any, path: fe.Path, message: str) -> tuple[int, int
         return None
     at_offset = start + positions[min(character, len(positions) - 1)]
     line_start = text.rfind("\n", 0, at_offset) + 1
-    return text.count("\n", 0, at_offset) + 1, at_offset - line_start + 1
+    return file, text.count("\n", 0, at_offset) + 1, at_offset - line_start + 1
 
 
 @cache
@@ -254,9 +267,9 @@ def crd_findings(crd: Any, errors: Any, warnings: Any) -> list[Finding]:
     found = []
     for error in errors:
         text = f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}"
-        line, column = _line_and_column(crd, error)
+        file, line, column = _line_and_column(crd, error)
         place = crd_rule_marker(crd, error.field)
-        found.append(Finding("error", text + _marker_note(place), crd.file, line, column, rule="crd-rejected"))
+        found.append(Finding("error", text + _marker_note(place), file, line, column, rule="crd-rejected"))
         if place:  # on the Go source too, where the rule is written
             file, _, marker_line = place.rpartition(":")
             found.append(Finding("error", text, file, int(marker_line), rule="crd-rejected"))
@@ -274,16 +287,17 @@ def error_places(crd: Any, errors: Any) -> list[str]:
     the rule), shown after the API server's message."""
     places = []
     for error in errors:
-        line, column = _line_and_column(crd, error)
+        file, line, column = _line_and_column(crd, error)
         at = f"{line}:{column}" if column else str(line)
-        places.append(f"{crd.file}:{at}: {error.field}{_marker_note(crd_rule_marker(crd, error.field))}")
+        places.append(f"{file}:{at}: {error.field}{_marker_note(crd_rule_marker(crd, error.field))}")
     return list(dict.fromkeys(places))
 
 
-def _line_and_column(crd: Any, error: Any) -> tuple[int, int]:
-    """Where a compile error is inside its expression, else the line of the field the error names (column 0)."""
+def _line_and_column(crd: Any, error: Any) -> tuple[str, int, int]:
+    """Where a compile error is inside its expression, else the line of the field the error names (column 0), in
+    the file that wrote it."""
     position = expression_position(crd, error.field, error.cause()["message"])
-    return position if position is not None else (crd_field_line(crd, error.field), 0)
+    return position if position is not None else (*crd_field_place(crd, error.field), 0)
 
 
 def _marker_note(place: str) -> str:
@@ -292,9 +306,9 @@ def _marker_note(place: str) -> str:
 
 def crd_test_case(crd: Any, check: Any) -> TestCase:
     """`kcel check -o junit`'s test case of a CRD, on the line of its first error."""
-    line = crd_field_line(crd, check.errors[0].field) if check.errors else crd.line
+    file, line = crd_field_place(crd, check.errors[0].field) if check.errors else (crd.file, crd.line)
     message = "\n".join(f"{e.cause()['field']}: {e.cause()['message']}" for e in check.errors)
-    return TestCase(crd.name, crd.file, line, "failure" if check.errors else "passed", message)
+    return TestCase(crd.name, file, line, "failure" if check.errors else "passed", message)
 
 
 def check_junit(crd_cases: list[TestCase], others: Any) -> str:

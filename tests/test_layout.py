@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel.k8s.customresources",),
     ("kcel.k8s.crds",),
     ("kcel.k8s.patch",),  # JSON Patch and structured merge, typed by built-in, CRD or given schemas
+    ("kcel.k8s.kustomize",),  # kustomization trees built: patches applied (with kcel.k8s.patch), traced to lines
     ("kcel.k8s.admission",),
     ("kcel.k8s.surfaces",),  # webhook matchConditions, DRA selectors, authentication and authorization config
     ("kcel.audit",),  # stored objects through new policies and CRDs

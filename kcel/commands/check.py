@@ -19,6 +19,8 @@ from kcel.commands import UsageError, plural, requested_versions
 from kcel.k8s.environment import NEWEST
 
 if TYPE_CHECKING:
+    from kcel.k8s.kustomize.tree import Tree
+    from kcel.k8s.manifests.decoding import Document
     from kcel.matrix import Outcome
 
 
@@ -36,7 +38,9 @@ def _at_each(args: argparse.Namespace, versions: tuple[str, ...]) -> int:
     from kcel.matrix import Matrix, report
 
     crds, problems, others_files = [], [], []
-    for path in _files(args.crds):
+    files, tree = _kustomized(_files(args.crds))
+    problems += tree.problems
+    for path in files:
         found, problem, more = _crds_of(path)
         crds += found
         problems += [problem] if problem else []
@@ -64,7 +68,7 @@ def _outcomes(crds: list[Any], files: list[Any], version: str) -> tuple[list[Out
         outcomes.append(
             Outcome(f"{crd.source}: CRD {crd.name}", verdict, bool(check.errors), message, crd.file, crd.line)
         )
-    others = check_files(files, version, report_unreadable=False)
+    others = check_files(files, version, report_unreadable=False, documents=_patched_documents)
     for where, checked in others.checked:
         message = "; ".join([*checked.errors, *(f"Warning: {w}" for w in checked.warnings)])
         subject = f"{where}: {checked.kind} {checked.name}".rstrip()
@@ -87,7 +91,12 @@ def _check(args: argparse.Namespace) -> int:
     problems: list[str] = []
     others_files = []
     crds = rules = 0
-    for path, file_check in _checked_files(_files(args.crds), args):
+    files, tree = _kustomized(_files(args.crds))
+    for problem in tree.problems:
+        problems.append(problem)
+        print(f"error: {problem}", file=sys.stderr)
+        emit([Finding("error", problem, problem.partition(": ")[0])])
+    for path, file_check in _checked_files(files, args):
         if file_check.problem:
             problems.append(file_check.problem)
             print(f"error: {file_check.problem}", file=sys.stderr)
@@ -99,7 +108,9 @@ def _check(args: argparse.Namespace) -> int:
         cases += file_check.cases
         reports += file_check.reports
         crds, rules = crds + len(file_check.reports), rules + sum(report["rules"] for report in file_check.reports)
-    others = check_files(others_files, args.k8s_version or NEWEST, report_unreadable=False)
+    others = check_files(others_files, args.k8s_version or NEWEST, report_unreadable=False,
+                         documents=_patched_documents)  # fmt: skip
+    others.skipped += tree.not_applied + tree.remote
     problems += others.problems
     for problem in others.problems:
         print(f"error: {problem}", file=sys.stderr)
@@ -125,7 +136,8 @@ def _check(args: argparse.Namespace) -> int:
     if others.checked:
         summary += f", {plural(len(others.checked), 'other object')}"
     skipped = f", {len(others.skipped)} skipped" if others.skipped else ""
-    print(f"{summary}: {sum(not r['valid'] for r in reports)} rejected{skipped}", file=sys.stderr)
+    print(f"{summary}: {sum(not r['valid'] for r in reports)} rejected{skipped}{_patches_counted(tree)}",
+          file=sys.stderr)  # fmt: skip
     return 0 if all(r["valid"] for r in reports) and not problems else 1
 
 
@@ -267,15 +279,21 @@ def _files(paths: list[str]) -> list[Path]:
 def _crds_of(path: Path) -> tuple[list[Any], str, bool]:
     """A file's CRDs (decoded once), the problem that keeps them from being read (as load_crds words it), and
     whether it holds anything else for the other checks."""
+    from dataclasses import replace
+
     from kcel.k8s.crds.crd import CRDLoadError, crds_in, load_manifests
 
+    patched = _TREE.documents(path) if _TREE is not None else None
     try:
-        documents = load_manifests(path)
+        documents = load_manifests(path) if patched is None else [document for document, _ in patched]
     except CRDLoadError as err:
         return [], str(err), False
     others = any(document.error or not _only_crds(document.value) for document in documents)
     try:
-        return crds_in(str(path), documents), "", others
+        if patched is None:
+            return crds_in(str(path), documents), "", others
+        return [replace(crd, origins=origins) for document, origins in patched
+                for crd in crds_in(str(path), [document])], "", others  # fmt: skip
     except CRDLoadError as err:
         return [], str(err), others
 
@@ -287,3 +305,43 @@ def _only_crds(value: Any) -> bool:
     if str(value.get("kind", "")).endswith("List") and isinstance(items, list):
         return all(_only_crds(item) for item in items)
     return value.get("kind") == "CustomResourceDefinition"
+
+
+# -- kustomize trees -------------------------------------------------------------------------------------------
+
+_TREE: Tree | None = None  # the kustomizations of this run's files, set before any worker is forked
+
+
+def _kustomized(files: list[Path]) -> tuple[list[Path], Tree]:
+    """The files to check, their kustomizations built: a patch file is not an object of its own (it is applied to
+    its target, which is checked patched, or counted); the kustomization files stay, skipped with their reason."""
+    global _TREE
+    from kcel.k8s.kustomize.tree import read_tree
+
+    _TREE = read_tree([f for f in files if f.as_posix() != "-"], _holds_cel)
+    return [f for f in files if _TREE.role(f) != "patch"], _TREE
+
+
+def _holds_cel(obj: Any) -> bool:
+    """Whether kcel check checks an object of this kind (a patch that fails on another is not this run's error)."""
+    from kcel.k8s.surfaces.checking import ADMISSION_GROUP, CRD, POLICY_KINDS, checker_for
+
+    group, kind = str(obj.get("apiVersion", "")).rpartition("/")[0], str(obj.get("kind", ""))
+    return (group, kind) == CRD or (group == ADMISSION_GROUP and kind in POLICY_KINDS) or checker_for(obj) is not None
+
+
+def _patched_documents(path: Path) -> list[Document] | None:
+    patched = _TREE.documents(path) if _TREE is not None else None
+    return None if patched is None else [document for document, _ in patched]
+
+
+def _patches_counted(tree: Tree) -> str:
+    """`, 3 patches applied, 1 patch not applied (no target in the tree)` for the summary ("" without any)."""
+
+    def patches(count: int) -> str:
+        return f"{count} patch" if count == 1 else f"{count} patches"
+
+    applied = f", {patches(tree.applied)} applied" if tree.applied else ""
+    if tree.not_applied:
+        applied += f", {patches(len(tree.not_applied))} not applied (no target in the tree)"
+    return applied

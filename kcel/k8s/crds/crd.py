@@ -69,6 +69,8 @@ class CRD:
     file: str = ""  # where the document is, for annotations (`-o github`): the file, its first line, its number
     line: int = 0
     document: int = 0
+    origins: Any = field(default=None, repr=False)  # where each field was written, when kustomize patches made the
+    # CRD (kcel.k8s.kustomize.traces.Origins: `locate(elements)` -> file, document, elements); None: all in `file`
     _validators: dict[tuple[str, Version], Validator] = field(default_factory=dict, repr=False)
 
     @property

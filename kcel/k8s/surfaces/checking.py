@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kcel.k8s.manifests.decoding import decode_documents
+from kcel.k8s.manifests.decoding import Document, decode_documents
 from kcel.k8s.surfaces import Checked
 
 if TYPE_CHECKING:
@@ -52,13 +52,14 @@ def checker_for(obj: Mapping[str, Any]) -> Checker | None:
     return _checkers().get((group, str(obj.get("kind", ""))))
 
 
-def _objects(path: Path, run: CheckRun) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        run.problems.append(f"{path}: cannot read: {err}")
-        return
-    for document in decode_documents(text, str(path)):
+def _objects(path: Path, run: CheckRun, given: list[Document] | None) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    if given is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            run.problems.append(f"{path}: cannot read: {err}")
+            return
+    for document in decode_documents(text, str(path)) if given is None else given:
         where = f"{path}: document {document.index}"
         if document.error:
             run.problems.append(document.error)
@@ -72,17 +73,21 @@ def _objects(path: Path, run: CheckRun) -> Iterator[tuple[str, Mapping[str, Any]
             run.problems.append(f"{where}: not a Kubernetes object: an object with apiVersion and kind is needed")
 
 
-def check_files(files: Iterable[Path], k8s_version: str, report_unreadable: bool = True) -> CheckRun:
+def check_files(
+    files: Iterable[Path], k8s_version: str, report_unreadable: bool = True,
+    documents: Callable[[Path], list[Document] | None] | None = None,
+) -> CheckRun:  # fmt: skip
     """Every document of the files: policies compiled together (bindings and params beside them), surface objects
     one by one, the rest skipped with the reason. `report_unreadable=False` leaves files and documents that do not
-    decode to a caller that reads the same files for CRDs (and reports them already)."""
+    decode to a caller that reads the same files for CRDs (and reports them already). `documents`: a file's
+    documents when they are not its text's (kustomize patches applied), else None."""
     run = CheckRun()
     checkers: dict[tuple[str, str], Checker] | None = None
     unreadable: list[str] = []
     policy_files: list[Path] = []
     for path in files:
         known = len(run.problems)
-        objects = list(_objects(path, run))
+        objects = list(_objects(path, run, documents(path) if documents is not None else None))
         unreadable += run.problems[known:]
         for where, obj in objects:
             group = str(obj.get("apiVersion", "")).rpartition("/")[0]
