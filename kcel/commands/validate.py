@@ -33,7 +33,7 @@ def _inputs(args: argparse.Namespace) -> tuple[Catalog, list[Path], OldObjects, 
 
     try:
         catalog = Catalog.load(args.crd)
-        files = manifest_files(args.files)
+        files = _without_patches(manifest_files(args.files), args.verbose)
         old = OldObjects(_old_objects(args.old), args.namespace)
     except FileNotFoundError as err:
         raise UsageError(str(err)) from None
@@ -130,3 +130,15 @@ def _old_objects(paths: list[str]) -> list[Any]:
             elif isinstance(document, dict):
                 objects.append(document)
     return objects
+
+
+def _without_patches(files: list[Path], verbose: bool) -> list[Path]:
+    """The files less the kustomize patches among them (kcel.k8s.kustomize): a patch is part of an object, not one
+    to validate; each is named with --verbose."""
+    from kcel.k8s.kustomize.tree import read_tree
+
+    tree = read_tree([f for f in files if f.as_posix() != "-"])
+    patches = [f for f in files if tree.role(f) == "patch"]
+    for patch in patches if verbose else ():
+        print(f"{patch}: skipped: a kustomize patch, not an object")
+    return [f for f in files if f not in patches]

@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -234,8 +235,10 @@ def _validate(
 
 def _skipped(obj: Any, catalog: Catalog, options: Options) -> str:
     """Why a document is none of kcel's business (kubeconform's `-ignore-missing-schemas`): not an object of the
-    API (a kustomization file), a kind skipped, or one of a group no CRD given serves (RBAC, a Deployment). A kind
-    missing from a group a CRD serves stays an error (a typo), as everything does with `strict`."""
+    API (a kustomization file), a kind skipped, one of a group no CRD given serves (RBAC, a Deployment), or a kind
+    no CRD defines in a group CRDs serve (a component config: jobset's `Configuration` of jobset.x-k8s.io, read by
+    the controller, never sent to the API server). A kind close to one the group's CRDs serve stays an error (a
+    typo: `Widgit`), as everything does with `strict`."""
     if not isinstance(obj, dict):
         return ""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
@@ -247,9 +250,19 @@ def _skipped(obj: Any, catalog: Catalog, options: Options) -> str:
         return "not a Kubernetes object (no apiVersion, no kind): a kustomization file, a values file"
     if isinstance(api_version, str) and isinstance(kind, str) and api_version and kind:
         group = api_version.rpartition("/")[0]
-        if catalog.find(api_version, kind) is None and not any(g == group for g, _ in catalog.crds):
+        if catalog.find(api_version, kind) is not None:
+            return ""
+        served = sorted({k for g, k in catalog.crds if g == group})
+        if not served:
             return f"no CRD given for {kind} ({api_version}), and none of its group"
+        if not get_close_matches(kind.lower(), [k.lower() for k in served], n=1, cutoff=TYPO_LIKENESS):
+            return (f"no schema: no CRD defines {kind} ({api_version}); its group's CRDs define {', '.join(served)} "
+                    "(a component config or another kind the API server is not sent)")  # fmt: skip
     return ""
+
+
+TYPO_LIKENESS = 0.75
+"""How alike (difflib's ratio) a kind must be to one its group's CRDs serve to be taken for its typo."""
 
 
 def _lookup(obj: Any, catalog: Catalog) -> tuple[str, CRD | None]:
