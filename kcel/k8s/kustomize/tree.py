@@ -94,6 +94,10 @@ def read_tree(files: Sequence[Path], wanted: Callable[[Mapping[str, Any]], bool]
             builder.unused_component(kustomization)
         else:
             builder.root(kustomization)
+    for key, kustomization in sorted(builder.read.items()):
+        if key not in builder.built and kustomization.kind != "Component" and key in referenced:
+            builder.tree.problems.append(f"{kustomization.file}: in a cycle of kustomizations (through resources or "
+                                         "bases): kustomize cannot build it")  # fmt: skip
     builder.patches_by_content(files)
     return builder.tree
 
@@ -122,6 +126,7 @@ class _Builder:
         self.failed: set[str] = set()
         self.decoded: dict[str, list[Document]] = {}
         self.resource_files: set[str] = set()
+        self.built: set[str] = set()  # the kustomizations a build reached
 
     def load(self, file: Path) -> kz.Kustomization | None:
         """A kustomization file read once, and every one it names through its folders."""
@@ -145,6 +150,7 @@ class _Builder:
                 self.tree.roles[_key(patch.path)] = "patch"
         for entry, path in (*kustomization.resources, *kustomization.components):
             if path is None:
+                self.tree.remote.append(f"{kustomization.file}: {entry}: remote, not read")
                 continue
             if path.is_dir():
                 named = kz.kustomization_file(path)
@@ -206,6 +212,7 @@ class _Builder:
             self.tree.problems.append(f"{kustomization.file}: a cycle or a chain of more than {MAX_NESTING} "
                                       "kustomizations through its resources")  # fmt: skip
             return []
+        self.built.add(key)
         resources: list[Resource] = []
         for entry, path in kustomization.resources:
             resources += self.resources(kustomization, entry, path, (*stack, key))
@@ -224,8 +231,7 @@ class _Builder:
 
     def folder_kustomization(self, parent: kz.Kustomization, entry: str, path: Path | None) -> kz.Kustomization | None:
         if path is None:
-            self.tree.remote.append(f"{parent.file}: {entry}: remote, not read")
-            return None
+            return None  # counted when its kustomization was read
         named = kz.kustomization_file(path) if path.is_dir() else None
         if named is None:
             if path.is_dir():
@@ -299,7 +305,7 @@ class _Builder:
                                                place)  # fmt: skip
         except PatchError as err:
             if self.wanted(resource.value):
-                self.tree.problems.append(f"{_where(place)}: cannot be applied to{_of(resource.value)} "
+                self.tree.problems.append(f"{_where(place)}: cannot be applied to{_of(resource.value)[3:]} "
                                           f"({resource.file}: document {resource.document.index}): {err}")  # fmt: skip
             return
         resource.value, resource.trace = value, trace
