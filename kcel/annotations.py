@@ -276,10 +276,27 @@ def crd_findings(crd: Any, errors: Any, warnings: Any) -> list[Finding]:
     return found + findings("", warnings, crd.file, crd.line)
 
 
-def checked_findings(where: str, checked: Any) -> list[Finding]:
-    """`kcel check` of an object other than a CRD (`file: document N`): its errors and warnings where it starts."""
+def checked_findings(where: str, checked: Any, origins: Any = None) -> list[Finding]:
+    """`kcel check` of an object other than a CRD (`file: document N`): its errors and warnings where it starts;
+    for an object kustomize patches made (`origins`, kcel.k8s.kustomize.traces.Origins), each error at the line
+    of the field it names, in the file that wrote it."""
     file, line = document_place(where)
-    return findings("\n".join(checked.errors), checked.warnings, file, line, "crd-rejected")
+    if origins is None or not checked.errors:
+        return findings("\n".join(checked.errors), checked.warnings, file, line, "crd-rejected")
+    found = [Finding("error", error, at_file, at_line, rule="crd-rejected")
+             for at_file, at_line, error in patched_error_places(checked.errors, origins, file, line)]  # fmt: skip
+    return found + findings("", checked.warnings, file, line)
+
+
+def patched_error_places(errors: Sequence[str], origins: Any, file: str, line: int) -> list[tuple[str, int, str]]:
+    """(file, line, error) of each error of a patched object (`spec.x[0].expression: Invalid value: ...`): where
+    the field it names was written; the object's `file` and `line` when the field cannot be found."""
+    places = []
+    for error in errors:
+        written, document, elements = origins.locate(field_elements(error.partition(": ")[0]))
+        found = _field_line(str(written), int(document), elements)
+        places.append((str(written), found, error) if found else (file, line, error))
+    return places
 
 
 def error_places(crd: Any, errors: Any) -> list[str]:
@@ -311,12 +328,16 @@ def crd_test_case(crd: Any, check: Any) -> TestCase:
     return TestCase(crd.name, file, line, "failure" if check.errors else "passed", message)
 
 
-def check_junit(crd_cases: list[TestCase], others: Any) -> str:
-    """`kcel check -o junit`: a test case per CRD and per other object checked."""
+def check_junit(crd_cases: list[TestCase], others: Any, origins_of: Any = None) -> str:
+    """`kcel check -o junit`: a test case per CRD and per other object checked (a patched one's on the line of
+    its first error, `origins_of(where)` telling where its fields were written)."""
     cases = list(crd_cases)
     for where, checked in others.checked:
-        file = where.partition(": document ")[0]
-        cases.append(TestCase(where, file, 0, "passed" if checked.valid else "failure", "\n".join(checked.errors)))
+        file, line = where.partition(": document ")[0], 0
+        origins = origins_of(where) if origins_of is not None else None
+        if origins is not None and checked.errors:
+            file, line, _ = patched_error_places(checked.errors[:1], origins, file, line)[0]
+        cases.append(TestCase(where, file, line, "passed" if checked.valid else "failure", "\n".join(checked.errors)))
     return junit_xml("kcel check", cases)
 
 

@@ -88,6 +88,10 @@ def _commands() -> dict[str, tuple[str, str, Configure]]:
             "check CRDs, admission policies, webhook configurations, DRA device classes and claims, authentication "
             "and authorization configuration as the API server does on create (or load): CEL compiles, costs fit "
             "the limits",
+            "In a kustomize tree (kustomization.yaml files among the files or in the folders above them) each patch "
+            "is applied to its target as kustomize applies it and the patched object is checked, a finding shown "
+            "where the patch or the base wrote it; a patch whose target is not in the tree is counted (not applied), "
+            "never checked as an object.\n\n"
             "examples:\n  kcel check examples/widget-crd.yaml\n  kcel check examples/expensive-crd.yaml\n"
             "  kcel check -o json crds/\n  kcel check examples/\n\n"
             "Exit status: 0 accepted (or nothing to check, unless --strict), 1 rejected or unreadable, 2 bad usage.\n",

@@ -91,7 +91,8 @@ def _check(args: argparse.Namespace) -> int:
     problems: list[str] = []
     others_files = []
     crds = rules = 0
-    files, tree = _kustomized(_files(args.crds))
+    all_files = _files(args.crds)
+    files, tree = _kustomized(all_files)
     for problem in tree.problems:
         problems.append(problem)
         print(f"error: {problem}", file=sys.stderr)
@@ -110,7 +111,7 @@ def _check(args: argparse.Namespace) -> int:
         crds, rules = crds + len(file_check.reports), rules + sum(report["rules"] for report in file_check.reports)
     others = check_files(others_files, args.k8s_version or NEWEST, report_unreadable=False,
                          documents=_patched_documents)  # fmt: skip
-    others.skipped += tree.not_applied + tree.remote
+    others.skipped += _kustomize_skipped(all_files, tree)
     problems += others.problems
     for problem in others.problems:
         print(f"error: {problem}", file=sys.stderr)
@@ -118,15 +119,15 @@ def _check(args: argparse.Namespace) -> int:
     for where, checked in others.checked:
         reports.append(checked_report(where, checked))
         if args.output == "text":
-            _print_checked(where, checked)
+            _print_checked(where, checked, _origins_at(where))
         else:
-            emit(annotations.checked_findings(where, checked))
+            emit(annotations.checked_findings(where, checked, _origins_at(where)))
     for skipped in others.skipped:
         print(f"skipped: {skipped}", file=sys.stderr)
     if args.output == "json":
         print(json.dumps(reports + [{"skipped": s} for s in others.skipped], indent=2))
     elif args.output == "junit":
-        print(annotations.check_junit(cases, others), end="")
+        print(annotations.check_junit(cases, others, _origins_at), end="")
     emit.close()
     if not reports and not problems:
         print("kcel check: nothing to check: no CRD, admission policy or other object with CEL in the files given",
@@ -204,12 +205,20 @@ def _check_one(crd: Any, args: argparse.Namespace, emit: Any, cases: list[Any]) 
 CRD_KIND = "CustomResourceDefinition.apiextensions.k8s.io"
 
 
-def _print_checked(where: str, checked: Any) -> None:
+def _print_checked(where: str, checked: Any, origins: Any = None) -> None:
+    """An object's verdict, errors and warnings; for one kustomize patches made, where each error's field was
+    written (`at file:line`)."""
+    from kcel import annotations
+
     verdict = "accepted" if checked.valid else "rejected"
     named = f"{checked.kind} {checked.name}" if checked.name else checked.kind
     print(f"{where}: {named}: {verdict} ({plural(checked.expressions, 'expression')})")
     for error in checked.errors:
         print(f"  {error}")
+    if origins is not None:
+        file, line = annotations.document_place(where)
+        for at_file, at_line, error in annotations.patched_error_places(checked.errors, origins, file, line):
+            print(f"  at {at_file}:{at_line}: {error.partition(': ')[0]}")
     for warning in checked.warnings:
         print(f"  Warning: {warning}")
 
@@ -314,12 +323,20 @@ _TREE: Tree | None = None  # the kustomizations of this run's files, set before 
 
 def _kustomized(files: list[Path]) -> tuple[list[Path], Tree]:
     """The files to check, their kustomizations built: a patch file is not an object of its own (it is applied to
-    its target, which is checked patched, or counted); the kustomization files stay, skipped with their reason."""
+    its target, which is checked patched, or counted), nor a kustomization file (skipped, with its reason)."""
     global _TREE
     from kcel.k8s.kustomize.tree import read_tree
 
     _TREE = read_tree([f for f in files if f.as_posix() != "-"], _holds_cel)
-    return [f for f in files if _TREE.role(f) != "patch"], _TREE
+    return [f for f in files if not _TREE.role(f)], _TREE
+
+
+def _kustomize_skipped(files: list[Path], tree: Tree) -> list[str]:
+    """What `skipped:` says of the kustomizations among the files, of the patches not applied and of the remote
+    resources."""
+    kustomizations = [f"{f}: a kustomization: its resources and patches are read" for f in files
+                      if tree.role(f) == "kustomization"]  # fmt: skip
+    return kustomizations + tree.not_applied + tree.remote
 
 
 def _holds_cel(obj: Any) -> bool:
@@ -328,6 +345,13 @@ def _holds_cel(obj: Any) -> bool:
 
     group, kind = str(obj.get("apiVersion", "")).rpartition("/")[0], str(obj.get("kind", ""))
     return (group, kind) == CRD or (group == ADMISSION_GROUP and kind in POLICY_KINDS) or checker_for(obj) is not None
+
+
+def _origins_at(where: str) -> Any:
+    """Where the fields of the object at `file: document N` were written, when kustomize patches made it."""
+    file, _, rest = where.partition(": document ")
+    patched = _TREE.documents(Path(file)) if _TREE is not None and rest.isdigit() else None
+    return next((origins for document, origins in patched or () if document.index == int(rest)), None)
 
 
 def _patched_documents(path: Path) -> list[Document] | None:
