@@ -72,6 +72,11 @@ class LintFinding:
         """`Warning (lint reserved-field-name, Kubernetes 1.30-1.31): ...; fix: ...`."""
         return f"Warning ({self.heading()}): {self.message}; fix: {self.fix}"
 
+    def said(self) -> str:
+        """`...; fix: ... (lint reserved-field-name, Kubernetes 1.30-1.31)`: an editor's diagnostic, which has its
+        severity."""
+        return f"{self.message}; fix: {self.fix} ({self.heading()})"
+
     def heading(self) -> str:
         from kcel.matrix import versions_text
 
@@ -87,6 +92,11 @@ class LintFinding:
 
     def shifted(self, offset: int) -> LintFinding:
         return replace(self, start=self.start + offset, end=self.end + offset)
+
+
+def concerns_newest(finding: LintFinding) -> bool:
+    """Whether a finding concerns the newest API server (every version's do): the editor's Warning, not Information."""
+    return not finding.versions or f"{LATEST[0]}.{LATEST[1]}" in finding.versions
 
 
 @cache
@@ -250,7 +260,12 @@ def cost_by_version(
     if not over or len(over) == len(costs):
         return None  # within everywhere, or over everywhere (an error at every version, explained there)
     fits = [v for v in costs if v not in over]
-    shown = ", ".join(f"{v}: {costs[v].cost:,}" for v in costs)
+    from kcel.matrix import versions_text
+
+    by_cost: dict[int, list[str]] = {}
+    for version, cost in costs.items():
+        by_cost.setdefault(cost.cost, []).append(version)
+    shown = "; ".join(f"{versions_text(at)}: {cost:,}" for cost, at in by_cost.items())
     by_version = [
         {(b.location, b.keyword): b.suggestion for b in explain(costs[v], limit).bounds if b.suggestion is not None}
         for v in over
@@ -264,10 +279,11 @@ def cost_by_version(
     if suggestions:
         (location, keyword), value = min(suggestions.items(), key=lambda item: -item[1])
         fix = f"{keyword}: {value:,} or less on {location} brings it under the limit at every version"
-    else:
-        fix = "no single bound on the schema brings it under the limit: simplify the expression"
-    from kcel.matrix import versions_text
-
+    else:  # kcel.cost: cel-go before v0.23 (Kubernetes 1.33) loses sizes through dyn(), literals and locals
+        fix = (
+            "no single bound on the schema brings it under the limit: simplify the expression (before 1.33 the "
+            "estimate does not follow sizes through dyn(), list and map literals or comprehension results)"
+        )
     message = (f"estimated cost over the limit of {limit:,} at Kubernetes {versions_text(over)}, within it at "
                f"{versions_text(fits)} ({shown})")  # fmt: skip
     first = next(iter(costs.values()))
