@@ -143,6 +143,14 @@ def error_character(message: str, expression: str) -> int | None:
 def expression_position(crd: Any, path: fe.Path, message: str) -> tuple[str, int, int] | None:
     """The file, line and column of the first compile error in a rule's message (`ERROR: <input>:1:18: ...`),
     in any style of YAML scalar (kcel.k8s.manifests.scalars); None when it cannot be placed."""
+    found = _expression_node(crd, path)
+    character = error_character(message, found[2].value) if found is not None else None
+    return character_position(crd, path, character) if character is not None else None
+
+
+def character_position(crd: Any, path: fe.Path, character: int) -> tuple[str, int, int] | None:
+    """The file, line and column of a character of a rule's (or messageExpression's) text, in any style of YAML
+    scalar (kcel.k8s.manifests.scalars); None when it cannot be placed."""
     from kcel.k8s.manifests.scalars import value_positions
 
     found = _expression_node(crd, path)
@@ -153,9 +161,6 @@ def expression_position(crd: Any, path: fe.Path, message: str) -> tuple[str, int
     text = _text(file)
     positions = value_positions(text[start : offset + node.end_mark.index], node.style, node.value)
     if positions is None:
-        return None
-    character = error_character(message, node.value)
-    if character is None:
         return None
     at_offset = start + positions[min(character, len(positions) - 1)]
     line_start = text.rfind("\n", 0, at_offset) + 1

@@ -94,7 +94,8 @@ def _commands() -> dict[str, tuple[str, str, Configure]]:
             "never checked as an object.\n\n"
             "examples:\n  kcel check examples/widget-crd.yaml\n  kcel check examples/expensive-crd.yaml\n"
             "  kcel check -o json crds/\n  kcel check examples/\n\n"
-            "Exit status: 0 accepted (or nothing to check, unless --strict), 1 rejected or unreadable, 2 bad usage.\n",
+            "Exit status: 0 accepted (or nothing to check, or lints only, unless --strict), 1 rejected or unreadable, "
+            "2 bad usage.\n",
             _configure_check,
         ),
         "validate": (
@@ -224,8 +225,9 @@ def _configure_check(command: argparse.ArgumentParser) -> None:
 
     command.add_argument("crds", nargs="+", metavar="FILE|DIR")
     command.add_argument("--strict", action="store_true",
-                         help="fail when nothing in the files holds CEL to check (by default that is said, and passes: "
-                         "a pre-commit hook given only samples)")  # fmt: skip
+                         help="fail on what is only said by default: nothing in the files holds CEL to check (a "
+                         "pre-commit hook given only samples), or a lint of a rule (a curled quote, a field name "
+                         "older versions reject, a cost over the budget at some versions only)")  # fmt: skip
     command.add_argument("--output", "-o", choices=CI_OUTPUTS, default="text",
                          help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: SARIF "
                          "2.1.0, for code scanning; junit: JUnit XML, a test case per CRD or object")  # fmt: skip

@@ -158,7 +158,14 @@ class Env:
         tracks_sizes = True
         kubernetes = k8s_version is not None or compatibility_version is not None
         if kubernetes:
-            from kcel.k8s.environment import LATEST, compatibility, configuration, parse_version, server_version
+            from kcel.k8s.environment import (
+                KEYWORD_FIELD_NAMES,
+                LATEST,
+                compatibility,
+                configuration,
+                parse_version,
+                server_version,
+            )
 
             if compatibility_version is not None:
                 server, version = LATEST, parse_version(compatibility_version)
@@ -167,7 +174,7 @@ class Env:
                 version = compatibility(server)
             config = configuration(version, environment, server)
             # upstream SetRecognizeKeywordAsFieldName; stored expressions get every option
-            keyword_field_names = version >= (1, 31) or environment == "stored"
+            keyword_field_names = version >= KEYWORD_FIELD_NAMES or environment == "stored"
             literal_validators = config.literal_validators
             lenient_optional_or = config.lenient_optional_or
             shared_macro_targets = config.shared_macro_targets

@@ -41,6 +41,7 @@ class Finding:
     column: int = 0
     title: str = "kcel"
     rule: str = "input-error"
+    help: str = ""  # what a rule not in RULES means (a lint's, kcel.k8s.rules.lints)
 
 
 def workflow_command(finding: Finding) -> str:
@@ -72,9 +73,11 @@ def sarif_log(tool: str, findings: Iterable[Finding]) -> dict[str, Any]:
         release = version("kcel")
     except PackageNotFoundError:  # run from a checkout
         release = "0"
+    findings = list(findings)
     results = [_sarif_result(f) for f in findings]
+    helps = {f.rule: f.help for f in findings if f.help}
     used = sorted({r["ruleId"] for r in results})
-    rules = [{"id": rule, "shortDescription": {"text": RULES[rule]}} for rule in used]
+    rules = [{"id": rule, "shortDescription": {"text": RULES.get(rule) or helps[rule]}} for rule in used]
     driver = {"name": "kcel", "fullName": tool, "version": release, "semanticVersion": release,
               "informationUri": "https://pypi.org/project/kcel/", "rules": rules}  # fmt: skip
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
@@ -134,6 +137,7 @@ class TestCase:
     line: int
     status: str
     message: str = ""
+    output: str = ""  # told beside the verdict (<system-out>): lints
 
 
 def junit_xml(tool: str, cases: Sequence[TestCase]) -> str:
@@ -151,6 +155,8 @@ def junit_xml(tool: str, cases: Sequence[TestCase]) -> str:
                               type=case.status).text = case.message  # fmt: skip
             elif case.status == "skipped":
                 ET.SubElement(element, "skipped", message=case.message)
+            if case.output:
+                ET.SubElement(element, "system-out").text = case.output
         _count(suite, members)
     _count(root, cases)
     ET.indent(root)

@@ -8,7 +8,10 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+if TYPE_CHECKING:
+    from kcel.findings import Finding
 
 _THIS_VERSION = "\0"  # "Kubernetes 1.31" in a message, so that answers differing only by it are told once
 
@@ -125,30 +128,48 @@ class Matrix:
         }  # fmt: skip
 
 
-def report(matrix: Matrix, output: str, tool: str, noun: str, rule: str, problems: Sequence[str] = ()) -> int:
-    """The matrix in the command's output format; exit status 1 when any version fails anything, or on problems."""
+class Note(Protocol):
+    """Something told about a subject that does not change its answers (a lint, kcel.commands.crdlints)."""
+
+    def lines(self) -> list[str]: ...  # under the subject, in text
+
+    def finding(self) -> Finding: ...  # for CI formats
+
+    def report(self) -> dict[str, Any]: ...  # for -o json
+
+
+def report(matrix: Matrix, output: str, tool: str, noun: str, rule: str, problems: Sequence[str] = (),
+           notes: Mapping[str, Sequence[Note]] | None = None) -> int:  # fmt: skip
+    """The matrix in the command's output format; exit status 1 when any version fails anything, or on problems.
+    `notes`, by subject: told under it, as findings in CI formats, in `<system-out>` for JUnit."""
     from kcel.findings import Emitter, Finding, TestCase, junit_xml
 
+    notes = notes or {}
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     if output == "json":
-        print(json.dumps({**matrix.as_json(), "problems": list(problems)}, indent=2))
+        told = [{"subject": subject, **note.report()} for subject, found in notes.items() for note in found]
+        print(json.dumps({**matrix.as_json(), "problems": list(problems), "notes": told}, indent=2))
     elif output in ("github", "sarif"):
         emit = Emitter(output, tool)
         emit(Finding("error", problem, problem.partition(": ")[0]) for problem in problems)
         emit(Finding("error", f"{row.subject}: {matrix.answer_text(span)}", row.file, row.line, title=tool, rule=rule)
              for row in matrix.rows for span in row.spans if span.failed)  # fmt: skip
+        emit(note.finding() for found in notes.values() for note in found)
         emit.close()
         print(matrix.summary(noun), file=sys.stderr)
     elif output == "junit":
         cases = [
             TestCase(row.subject, row.file, row.line, "failure" if row.failed else "passed",
-                     "; ".join(matrix.answer_text(s) for s in row.spans if s.failed))
+                     "; ".join(matrix.answer_text(s) for s in row.spans if s.failed),
+                     "\n".join(note.finding().message for note in notes.get(row.subject, ())))
             for row in matrix.rows
         ]  # fmt: skip
         print(junit_xml(tool, cases), end="")
     else:
         matrix.print_text(noun)
+        for subject, found in notes.items():
+            print("\n".join([subject, *(line for note in found for line in note.lines())]))
     return 1 if matrix.failed or problems else 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import functools
 import io
 import json
@@ -27,7 +28,10 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace) -> int:
     """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected. At several
     versions, what differs between them."""
+    from kcel.k8s.rules.lints import supported_versions
+
     versions = requested_versions(args.k8s_version)
+    args.lint_versions = versions or supported_versions()  # lints: of the versions asked about, or of every one
     if len(versions) > 1:
         return _at_each(args, versions)
     args.k8s_version = versions[0] if versions else None
@@ -46,22 +50,39 @@ def _at_each(args: argparse.Namespace, versions: tuple[str, ...]) -> int:
         problems += [problem] if problem else []
         others_files += [path] if more else []
     answers = {}
+    checks: list[dict[str, Any]] = [{} for _ in crds]  # each CRD's check at each version
     for version in versions:
-        answers[version], found_problems = _outcomes(crds, others_files, version)
+        answers[version], found_problems = _outcomes(crds, others_files, version, checks)
         problems += [problem for problem in found_problems if problem not in problems]
-    return report(Matrix.of(answers), args.output, "kcel check", "CRDs and objects", "crd-rejected", problems)
+    lints = _lints_at_each(crds, checks, args)
+    code = report(Matrix.of(answers), args.output, "kcel check", "CRDs and objects", "crd-rejected", problems,
+                  lints)  # fmt: skip
+    return 1 if code or (args.strict and any(lints.values())) else 0
 
 
-def _outcomes(crds: list[Any], files: list[Any], version: str) -> tuple[list[Outcome], list[str]]:
-    """Every CRD's and other object's verdict at one version, and the documents that could not be read."""
+def _lints_at_each(crds: list[Any], checks: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, list[Any]]:
+    """Each CRD's lints (kcel.commands.crdlints) by its subject in the matrix."""
+    found = {}
+    for crd, by_version in zip(crds, checks, strict=True):
+        lints = _lints(crd, by_version, args)
+        if lints:
+            found[f"{crd.source}: CRD {crd.name}"] = lints
+    return found
+
+
+def _outcomes(
+    crds: list[Any], files: list[Any], version: str, checks: list[dict[str, Any]]
+) -> tuple[list[Outcome], list[str]]:
+    """Every CRD's and other object's verdict at one version (each CRD's check kept in `checks`), and the
+    documents that could not be read."""
     from kcel.k8s import field
     from kcel.k8s.crds.crd import check_crd
     from kcel.k8s.surfaces.checking import check_files
     from kcel.matrix import Outcome
 
     outcomes = []
-    for crd in crds:
-        check = check_crd(crd, k8s_version=version)
+    for crd, kept in zip(crds, checks, strict=True):
+        check = kept[version] = check_crd(crd, k8s_version=version)
         message = field.invalid_status_message(CRD_KIND, crd.name, check.errors) if check.errors else ""
         message = "; ".join([message, *(f"Warning: {w}" for w in check.warnings)]).strip("; ")
         verdict = "rejected" if check.errors else "accepted"
@@ -137,9 +158,12 @@ def _check(args: argparse.Namespace) -> int:
     if others.checked:
         summary += f", {plural(len(others.checked), 'other object')}"
     skipped = f", {len(others.skipped)} skipped" if others.skipped else ""
-    print(f"{summary}: {sum(not r['valid'] for r in reports)} rejected{skipped}{_patches_counted(tree)}",
+    linted = sum(len(r.get("lints", ())) for r in reports)
+    lints = f", {plural(linted, 'lint')}" if linted else ""
+    print(f"{summary}: {sum(not r['valid'] for r in reports)} rejected{skipped}{lints}{_patches_counted(tree)}",
           file=sys.stderr)  # fmt: skip
-    return 0 if all(r["valid"] for r in reports) and not problems else 1
+    failed = not all(r["valid"] for r in reports) or problems or (args.strict and linted)
+    return 1 if failed else 0
 
 
 @dataclass(frozen=True)
@@ -187,19 +211,39 @@ def _check_one(crd: Any, args: argparse.Namespace, emit: Any, cases: list[Any]) 
     from kcel.k8s.rules.cost import STATIC_ESTIMATED_CRD_COST_LIMIT
 
     check = check_crd(crd, k8s_version=args.k8s_version)
+    lints = _lints(crd, {args.k8s_version or NEWEST: check}, args)
     if args.output == "junit":
-        cases.append(annotations.crd_test_case(crd, check))
+        cases.append(_with_lints(annotations.crd_test_case(crd, check), lints, args.strict))
     totals = [{"schema": str(path), "cost": total, "share": _share(total, STATIC_ESTIMATED_CRD_COST_LIMIT)}
               for path, total in check.totals]  # fmt: skip
     report = {"crd": crd.name, "rules": sum(count_rules(crd.schema_of(version)) for version in crd.versions),
               "valid": not check.errors, "errors": [e.cause() for e in check.errors], "warnings": check.warnings,
-              "costs": [_cost_report(cost, args.explain_above) for cost in check.costs], "totals": totals}  # fmt: skip
+              "costs": [_cost_report(cost, args.explain_above) for cost in check.costs], "totals": totals,
+              "lints": [lint.report() for lint in lints]}  # fmt: skip
     if args.output == "text":
         message = field.invalid_status_message(CRD_KIND, crd.name, check.errors) if check.errors else ""
-        _print_check(report, message, annotations.error_places(crd, check.errors))
+        _print_check(report, message, annotations.error_places(crd, check.errors), lints)
     else:
         emit(annotations.crd_findings(crd, check.errors, report["warnings"]))
+        emit(lint.finding() for lint in lints)
     return report
+
+
+def _lints(crd: Any, checks: dict[str, Any], args: argparse.Namespace) -> list[Any]:
+    """What the API server will not say about the CRD's rules (kcel.commands.crdlints)."""
+    from kcel.commands.crdlints import crd_lints
+
+    return crd_lints(crd, checks, args.lint_versions, args.strict)
+
+
+def _with_lints(case: Any, lints: list[Any], strict: bool) -> Any:
+    """A JUnit test case with the CRD's lints told beside it (with --strict, failing it)."""
+    if not lints:
+        return case
+    text = "\n".join(lint.lint.text() for lint in lints)
+    if strict and case.status == "passed":
+        return dataclasses.replace(case, status="failure", message=text, output=text)
+    return dataclasses.replace(case, output=text)
 
 
 CRD_KIND = "CustomResourceDefinition.apiextensions.k8s.io"
@@ -247,7 +291,7 @@ def _share(cost: int, limit: int) -> float:
     return round(100 * cost / limit, 2)
 
 
-def _print_check(report: dict[str, Any], message: str, places: list[str]) -> None:
+def _print_check(report: dict[str, Any], message: str, places: list[str], lints: list[Any]) -> None:
     verdict = "accepted" if report["valid"] else "rejected"
     print(f"{report['crd']}: {verdict} ({plural(report['rules'], 'rule')})")
     if message:
@@ -256,6 +300,8 @@ def _print_check(report: dict[str, Any], message: str, places: list[str]) -> Non
         print(f"  at {place}")
     for warning in report["warnings"]:
         print(f"  Warning: {warning}")
+    for lint in lints:
+        print("\n".join(lint.lines()))
     for cost in report["costs"]:
         kind = "messageExpression" if cost["path"].endswith("messageExpression") else "rule"
         runs = cost["runs"] if cost["cardinality"] is not None else f"{cost['runs']:,} (unbounded)"

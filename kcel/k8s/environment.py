@@ -24,6 +24,10 @@ from kcel.parser.macros import LISTS, OPTIONALS, STANDARD, TWO_VAR, Macro
 Version = tuple[int, int]
 OLDEST: Version = (1, 30)  # the oldest API server kcel answers as
 LATEST: Version = (1, 37)  # the newest, and the default
+# apiserver's DeclTypeProvider SetRecognizeKeywordAsFieldName, from this compatibility version (API server 1.32): a
+# property named by a CEL reserved word (`namespace`) is selected as `self.namespace`; before, only as the escaped
+# `self.__namespace__`. Stored expressions have it on every version.
+KEYWORD_FIELD_NAMES: Version = (1, 31)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ class Diagnostic:
     start: int
     end: int
     message: str
-    severity: str = "error"  # or "warning"
+    severity: str = "error"  # or "warning", "information"
 
 
 @dataclass(frozen=True)
@@ -192,8 +192,25 @@ def _crd_errors(analysis: Analysis, index: int, value: Mapping[str, Any],
     check = check_crd(crd, k8s_version=k8s_version)
     for cost in check.costs:
         analysis.costs[(index, steps(fe.Path(crd_elements(crd, cost.path))))] = cost
+    _crd_lints(analysis, index, crd, check)
     found = [(fe.Path(crd_elements(crd, e.field)), e.cause()["message"], "error") for e in check.errors]
     return found + [(fe.Path(), warning, "warning") for warning in check.warnings]
+
+
+def _crd_lints(analysis: Analysis, index: int, crd: Any, check: Any) -> None:
+    """What the API server will not say about the CRD's rules (kcel.k8s.rules.lints), at the characters concerned:
+    a Warning when it concerns the newest version, else Information (1.30-1.31 only, say)."""
+    from kcel.annotations import crd_elements
+    from kcel.k8s.rules.lints import concerns_newest, confirmed_reserved, rule_lints
+
+    for cost in check.costs:
+        expression = analysis.expression_named(index, fe.Path(crd_elements(crd, cost.path)))
+        if expression is None:
+            continue
+        for lint in confirmed_reserved(rule_lints(cost.expression), cost):
+            start, end = expression.offset_of(lint.start), expression.offset_of(lint.end)
+            severity = "warning" if concerns_newest(lint) else "information"
+            analysis.diagnostics.append(Diagnostic(start, max(end, start + 1), lint.said(), severity))
 
 
 def _policy_errors(value: Mapping[str, Any], k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:

@@ -28,7 +28,33 @@ def diagnostics(text: str, go_file: Path | None, k8s_version: str | None) -> lis
                     start = marker.positions[min(inside, len(marker.positions) - 1)]
                     found.append(Diagnostic(start, max(start + 1, d.end - d.start + start), d.message, d.severity))
             continue
-        found += _compiled(marker, k8s_version)
+        found += _compiled(marker, k8s_version) + _rule_lints(marker)
+    return found + _marker_lints(text)
+
+
+def _rule_lints(marker: Marker) -> list[Diagnostic]:
+    """The lints of a rule no generated CRD holds (kcel.k8s.rules.lints), at the characters of the marker."""
+    from kcel.k8s.rules.lints import concerns_newest, rule_lints
+
+    last = len(marker.positions) - 1
+    return [
+        Diagnostic(marker.positions[min(lint.start, last)], marker.positions[min(lint.end, last)], lint.said(),
+                   "warning" if concerns_newest(lint) else "information")
+        for lint in rule_lints(marker.rule)
+    ]  # fmt: skip
+
+
+def _marker_lints(text: str) -> list[Diagnostic]:
+    """Each XValidation marker controller-gen reads otherwise than it is written (kcel.k8s.rules.markerargs)."""
+    from kcel.k8s.rules.markerargs import MARKER, marker_lints
+
+    found = []
+    line_start = 0
+    for line in text.splitlines(keepends=True):
+        if MARKER in line:
+            found += [Diagnostic(line_start + lint.start, line_start + lint.end, lint.said(), "warning")
+                      for lint in marker_lints(line.rstrip("\r\n"))]  # fmt: skip
+        line_start += len(line)
     return found
 
 

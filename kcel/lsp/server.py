@@ -181,7 +181,8 @@ async def publish(ls: KcelServer, uri: str) -> None:
 
 
 def _send(ls: KcelServer, uri: str, text: str, found: Sequence[Diagnostic]) -> None:
-    severities = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning}
+    severities = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning,
+                  "information": lsp.DiagnosticSeverity.Information}  # fmt: skip
     diagnostics = [
         lsp.Diagnostic(span(text, d.start, d.end), d.message, severity=severities[d.severity], source="kcel")
         for d in found

@@ -353,3 +353,18 @@ async def test_hostile_crds_in_the_folder_are_left_out_of_completion(client: Lan
         lsp.CompletionParams(lsp.TextDocumentIdentifier(path.as_uri()), where(text, "params.team.", 12))
     ), timeout=60)  # fmt: skip
     assert {"name"} <= {i.label for i in (found.items if isinstance(found, lsp.CompletionList) else found or [])}
+
+
+@pytest.mark.asyncio
+async def test_a_lint_is_published_as_information_or_warning(client: LanguageClient, tmp_path: Path) -> None:
+    """`self.namespace` concerns 1.30-1.31 only (Information); a curled quote every version (a Warning)."""
+    text = CRD.replace("self.replicas <= self.maxReplicas", "self.namespace != '\u2019'", 1)
+    text = text.replace(
+        "replicas: {type: integer}", "replicas: {type: integer}\n                namespace: {type: string}"
+    )
+    diagnostics = await opened(client, tmp_path / "crd.yaml", text)
+    lints = sorted((d.severity, d.message.rpartition("(lint ")[2]) for d in diagnostics if "(lint " in d.message)
+    assert lints == [(lsp.DiagnosticSeverity.Warning, "curly-quote, every Kubernetes version)"),
+                     (lsp.DiagnosticSeverity.Information, "reserved-field-name, Kubernetes 1.30-1.31)")]  # fmt: skip
+    curly = next(d for d in diagnostics if "curly-quote" in d.message)
+    assert curly.range.start == where(text, "\u2019")
