@@ -69,6 +69,9 @@ class CRD:
     file: str = ""  # where the document is, for annotations (`-o github`): the file, its first line, its number
     line: int = 0
     document: int = 0
+    # a CRD derived from Go types (kcel.k8s.gotypes): each rule's marker, by the manifest path of the rule's field
+    # (`spec`, `versions`, `0`, ..., `rule`); None for a CRD read from a manifest
+    origins: Mapping[tuple[str, ...], Any] | None = field(default=None, repr=False)
     _validators: dict[tuple[str, Version], Validator] = field(default_factory=dict, repr=False)
 
     @property
