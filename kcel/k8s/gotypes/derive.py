@@ -176,7 +176,7 @@ class _Generator:
                                            **crd["metadata"].get("annotations", {})},
                            **{k: v for k, v in crd["metadata"].items() if k != "annotations"}}  # fmt: skip
         origins = _origins(crd)
-        return DerivedCRD(crd, declared_at[0], declared_at[1], origins)
+        return DerivedCRD(_sorted_maps(crd), declared_at[0], declared_at[1], origins)
 
     def _flattened(self, ref: TypeRef) -> dict[str, Any]:
         """NeedFlattenedSchemaFor: the kind's schema with its references inlined and allOf merged."""
@@ -222,7 +222,7 @@ def _origins(crd: dict[str, Any]) -> dict[tuple[str, ...], RuleOrigin]:
                 for key in ("rule", "messageExpression"):
                     if key in marker.positions:
                         positions = marker.positions[key]
-                        found[(*path, key)] = RuleOrigin(place, raw.line, raw.column, (*positions, _end(positions)))
+                        found[path + (key,)] = RuleOrigin(place, raw.line, raw.column, (*positions, _end(positions)))
                 found[path] = RuleOrigin(place, raw.line, raw.column, ())
             for key, value in node.items():
                 walk(value, (*path, key))
@@ -232,6 +232,19 @@ def _origins(crd: dict[str, Any]) -> dict[tuple[str, ...], RuleOrigin]:
 
     walk(crd, ())
     return found
+
+
+_MAPS = ("properties", "patternProperties", "definitions", "annotations", "labels")
+
+
+def _sorted_maps(node: Any) -> Any:
+    """Go maps in key order, as encoding/json writes them (so properties are checked in controller-gen's order)."""
+    if isinstance(node, dict):
+        return {k: ({n: _sorted_maps(node[k][n]) for n in sorted(node[k])} if k in _MAPS and isinstance(node[k], dict)
+                    else _sorted_maps(v)) for k, v in node.items()}  # fmt: skip
+    if isinstance(node, list):
+        return [_sorted_maps(item) for item in node]
+    return node
 
 
 def _end(positions: tuple[int, ...]) -> int:

@@ -8,13 +8,33 @@ Kubernetes Authors).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from kcel.k8s.gotypes.markers import Markers
-from kcel.k8s.gotypes.syntax import TypeExpr
+from kcel.k8s.gotypes.syntax import GoFile, TypeExpr
 
-if TYPE_CHECKING:
-    from kcel.k8s.gotypes.schemas import _TypeContext
+
+class StructContext(Protocol):
+    """What a struct's schema needs of the type being made (kcel.k8s.gotypes.schemas' type context)."""
+
+    @property
+    def go(self) -> GoFile: ...
+
+    @property
+    def type_name(self) -> str: ...
+
+    def error(self, message: str, offset: int) -> None: ...
+
+    def field_markers(self, index: int) -> Markers: ...
+
+    def field_doc(self, index: int) -> str: ...
+
+    def default_optional(self) -> bool: ...
+
+    def type_schema(self, expr: TypeExpr, doc: str, markers: Markers, top: bool = False) -> dict[str, Any]: ...
+
+    def apply(self, markers: Markers, schema: dict[str, Any], offset: int, field: bool = False) -> None: ...
+
 
 ONE_OF = ("kubebuilder:validation:ExactlyOneOf", "kubebuilder:validation:AtMostOneOf",
           "kubebuilder:validation:AtLeastOneOf")  # fmt: skip
@@ -59,11 +79,11 @@ def _one_of_fields(type_markers: Markers) -> tuple[set[str], str]:
     return fields, ""
 
 
-def struct_schema(ctx: _TypeContext, expr: TypeExpr, type_markers: Markers) -> dict[str, Any]:
+def struct_schema(ctx: StructContext, expr: TypeExpr, type_markers: Markers) -> dict[str, Any]:
     props: dict[str, Any] = {"type": "object", "properties": {}}
     one_of, problem = _one_of_fields(type_markers)
     if problem:
-        ctx.schemas.error(problem, ctx.go, expr.start)
+        ctx.error(problem, expr.start)
         return props
     required: list[str] = []
     immutable: list[str] = []
@@ -73,8 +93,7 @@ def struct_schema(ctx: _TypeContext, expr: TypeExpr, type_markers: Markers) -> d
             index += 1
             json_tag = struct_tag(field.tag, "json")
             if json_tag is None:
-                ctx.schemas.error(f'encountered struct field "{name}" without JSON tag in type '
-                                  f'"{ctx.declared.spec.name}"', ctx.go, field.start)  # fmt: skip
+                ctx.error(f'encountered struct field "{name}" without JSON tag in type "{ctx.type_name}"', field.start)
                 continue
             options = json_tag.split(",")
             if options == ["-"]:
@@ -88,7 +107,7 @@ def struct_schema(ctx: _TypeContext, expr: TypeExpr, type_markers: Markers) -> d
                 if field_name in one_of:
                     why = "cannot be marked as required" if _marked_required(markers) else \
                           "must have omitempty or omitzero tag"  # fmt: skip
-                    ctx.schemas.error(f"field {field_name} is part of OneOf constraint and {why}", ctx.go, expr.start)
+                    ctx.error(f"field {field_name} is part of OneOf constraint and {why}", expr.start)
                     return props
                 required.append(field_name)
             if markers.has("kubebuilder:validation:Schemaless"):

@@ -187,14 +187,15 @@ def _parse(argument: Argument, scanner: _Scanner, positions: dict[str, list[int]
             try:
                 return int(text.replace("_", ""), 10)
             except ValueError:
-                scanner.error(f'unable to parse integer: strconv.Atoi: parsing {go_quote(text)}: invalid syntax')
+                scanner.error(f"unable to parse integer: strconv.Atoi: parsing {go_quote(text)}: invalid syntax")
                 return 0
         if found not in ("int", "float"):
             scanner.error(f"expected integer or float, got {go_quote(scanner.token)}")
             return 0.0
         try:
-            return float(text.replace("_", "")) if not text.lstrip("-").lower().startswith("0x") else float(
-                int(text, 16))
+            return (
+                float(text.replace("_", "")) if not text.lstrip("-").lower().startswith("0x") else float(int(text, 16))
+            )
         except ValueError:
             scanner.error(f"unable to parse number: {text}")
             return 0.0

@@ -11,7 +11,7 @@ to the package. A marker whose name no definition for its target has is not a ma
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,9 +103,11 @@ def _definitions() -> dict[tuple[str, str], Definition]:
               Definition("default", FIELD, (("", anything),), json_value=True),
               Definition("kubebuilder:example", FIELD, (("", anything),))]  # fmt: skip
     for target in (FIELD, TYPE):
-        found += [Definition("kubebuilder:pruning:PreserveUnknownFields", target),
-                  Definition("kubebuilder:title", target, (("", anything),)),
-                  Definition("kubebuilder:externalDocs", target, (("url", string), ("description", optional_string)))]
+        found += [
+            Definition("kubebuilder:pruning:PreserveUnknownFields", target),
+            Definition("kubebuilder:title", target, (("", anything),)),
+            Definition("kubebuilder:externalDocs", target, (("url", string), ("description", optional_string))),
+        ]
         for name in ("listMapKey", "listType", "mapType", "structType", "k8s:listType", "k8s:listMapKey"):
             found.append(Definition(name, target, (("", string),)))  # fmt: skip
     optional_strings = Argument("slice", Argument("string"), optional=True)
@@ -263,7 +265,7 @@ class _Walk:
                 index += 1
             previous_end_line = self.go.line_of(node.end)
 
-    def _markers(self, groups: list[CommentGroup | None], godoc: bool = False) -> list[RawMarker]:
+    def _markers(self, groups: Sequence[CommentGroup | None], godoc: bool = False) -> list[RawMarker]:
         found = []
         for group in groups:
             if group is None:

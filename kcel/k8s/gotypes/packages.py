@@ -88,7 +88,7 @@ def read_go_mod(path: Path) -> Module:
 
 
 def _unquote(word: str) -> str:
-    return word[1:-1] if len(word) >= 2 and word[0] == word[-1] and word[0] in "\"`" else word
+    return word[1:-1] if len(word) >= 2 and word[0] == word[-1] and word[0] in '"`' else word
 
 
 def module_of(folder: Path) -> Module | None:
@@ -138,7 +138,7 @@ def resolve(import_path: str, module: Module | None) -> Path | None:
     rest = _within(import_path, module.path)
     if rest is not None:
         return module.root / rest
-    for old, old_version, new, new_version in sorted(module.replaces, key=lambda r: -len(r[0])):
+    for old, _old_version, new, new_version in sorted(module.replaces, key=lambda r: -len(r[0])):
         rest = _within(import_path, old)
         if rest is None:
             continue

@@ -143,8 +143,9 @@ def _apply(marker: Marker, schema: dict[str, Any], enum_values: EnumValues, file
     elif name in ("AtMostOneOf", "ExactlyOneOf", "AtLeastOneOf"):
         _one_of(name, list(value or []), schema)
     elif name == "k8s:immutable":
-        schema.setdefault("x-kubernetes-validations", []).append({"rule": "self == oldSelf",
-                                                                   "message": "field is immutable"})
+        schema.setdefault("x-kubernetes-validations", []).append(
+            {"rule": "self == oldSelf", "message": "field is immutable"}
+        )
     elif name == "k8s:enum":
         return _enum(schema, enum_values)
     elif name in ("listType", "k8s:listType"):
@@ -192,7 +193,8 @@ def _json(value: Any) -> Any:
 
 def _go_type(value: Any) -> str:
     return {bool: "bool", int: "int", float: "float64", list: "[]interface {}", dict: "map[string]interface {}"}.get(
-        type(value), "string")
+        type(value), "string"
+    )
 
 
 def _request_uri(url: str) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kcel.k8s.gotypes.docs import description
+from kcel.k8s.gotypes.fields import struct_schema
 from kcel.k8s.gotypes.markers import FIELD, PACKAGE, TYPE, MarkerError, Markers, RawMarker, parsed
 from kcel.k8s.gotypes.packages import Declared, Package, import_package
 from kcel.k8s.gotypes.schemamarkers import apply_markers
@@ -267,8 +268,12 @@ class _TypeContext:
         if known is None or expr.name not in known[0]:
             package = self.schemas.package(path, self.package)
             if package is None:
-                self.schemas.warning(f"type {expr.text} not found: package {path} is not in the module, vendor/ "
-                                     f"or the module cache; its schema is left open ({{}})", self.go, expr.start)
+                self.schemas.warning(
+                    f"type {expr.text} not found: package {path} is not in the module, vendor/ "
+                    f"or the module cache; its schema is left open ({{}})",
+                    self.go,
+                    expr.start,
+                )
                 return {}
             if expr.name not in package.types:
                 self.schemas.warning(f"type {expr.text} not found in {path}; its schema is left open ({{}})",
@@ -314,9 +319,14 @@ class _TypeContext:
 
     def struct(self, expr: TypeExpr, type_markers: Markers) -> dict[str, Any]:
         """structToSchema: each field with a json tag a property (or, inline, an allOf branch)."""
-        from kcel.k8s.gotypes.fields import struct_schema
-
         return struct_schema(self, expr, type_markers)
+
+    @property
+    def type_name(self) -> str:
+        return self.declared.spec.name
+
+    def error(self, message: str, offset: int) -> None:
+        self.schemas.error(message, self.go, offset)
 
     def field_markers(self, index: int) -> Markers:
         raws = self.declared.markers.fields.get((self.declared.spec.name, index), ())
@@ -331,4 +341,3 @@ class _TypeContext:
 
 def _basic(type_name: str, format_name: str) -> dict[str, Any]:
     return {"type": type_name, **({"format": format_name} if format_name else {})}
-
