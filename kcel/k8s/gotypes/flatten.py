@@ -145,8 +145,6 @@ def _merge_into(dst: dict[str, Any], src: dict[str, Any], problems: list[str]) -
                     dst[key][name] = merged
         elif key == "required":
             dst[key] = dst[key] + list(value)
-        elif key in ("minProperties", "maxProperties") and dst[key] == value:
-            continue
         elif key == "type":
             problems.append(f"conflicting types in allOf branches in schema: {dst[key]} vs {value}")
         elif key == "additionalProperties":

@@ -246,7 +246,9 @@ def _parse_string(scanner: _Scanner, positions: dict[str, list[int]], name: str,
 
 
 def _delimiter(hint: str, in_map: bool) -> bool:
-    return hint in (",", ";", "}", EOF) or (in_map and hint == ":")
+    """Where a bare string ends: v0.21.0 stops at a `:` anywhere (later versions only inside a map)."""
+    del in_map
+    return hint in (",", ";", ":", "}", EOF)
 
 
 def _parse_slice(item: Argument, scanner: _Scanner, positions: dict[str, list[int]], name: str) -> list[Any]:
@@ -321,6 +323,6 @@ def _guess(scanner: _Scanner, allow_slice: bool) -> Argument:
     token = ahead.scan()
     if token == "-":
         token = ahead.scan()
-    if not ahead.errors and token in ("int", "float") and ahead.peek_no_space() in (",", ";", EOF, "}"):
+    if token in ("int", "float"):  # v0.21.0: a number at the start makes a number, whatever follows it
         return Argument("int" if token == "int" else "number")
     return Argument("string")

@@ -108,7 +108,7 @@ def _definitions() -> dict[tuple[str, str], Definition]:
             Definition("kubebuilder:title", target, (("", anything),)),
             Definition("kubebuilder:externalDocs", target, (("url", string), ("description", optional_string))),
         ]
-        for name in ("listMapKey", "listType", "mapType", "structType", "k8s:listType", "k8s:listMapKey"):
+        for name in ("listMapKey", "listType", "mapType", "structType"):  # (+k8s:listType only after v0.21.0)
             found.append(Definition(name, target, (("", string),)))  # fmt: skip
     optional_strings = Argument("slice", Argument("string"), optional=True)
     found += [

@@ -221,18 +221,15 @@ def _xvalidation(marker: Marker, schema: dict[str, Any], file: str) -> str:
 
 
 def _one_of(name: str, fields: list[str], schema: dict[str, Any]) -> None:
+    """The rule a one-of marker writes (v0.21.0: a list of has() filtered for true, its size compared)."""
     if not fields:
         return
-    if name == "AtLeastOneOf":
-        rule = "||".join(f"has(self.{f})" for f in fields)
-        message = f"at least one of the fields in [{' '.join(fields)}] must be set"
-    else:
-        total = "+".join(f"(has(self.{f})?1:0)" for f in fields)
-        rule = f"{total} <= 1" if name == "AtMostOneOf" else f"{total} == 1"
-        verb = "may" if name == "AtMostOneOf" else "must"
-        message = f"{'at most' if name == 'AtMostOneOf' else 'exactly'} one of the fields in [{' '.join(fields)}] " \
-                  f"{verb} be set"  # fmt: skip
-    schema.setdefault("x-kubernetes-validations", []).append({"rule": rule, "message": message})
+    listed = "[" + ",".join(f"has(self.{f})" for f in fields) + "].filter(x,x==true).size()"
+    bound, words = {"AtMostOneOf": ("<= 1", "at most one of the fields in {} may be set"),
+                    "ExactlyOneOf": ("== 1", "exactly one of the fields in {} must be set"),
+                    "AtLeastOneOf": (">= 1", "at least one of the fields in {} must be set")}[name]  # fmt: skip
+    message = words.format("[" + " ".join(fields) + "]")
+    schema.setdefault("x-kubernetes-validations", []).append({"rule": f"{listed} {bound}", "message": message})
 
 
 def _enum(schema: dict[str, Any], enum_values: EnumValues) -> str:

@@ -231,17 +231,17 @@ class _TypeContext:
             self.schemas.error(f"unknown type {expr.name}", self.go, expr.start)
             return {}
         spec = declared.spec
-        if spec.alias:
-            target = spec.type
+        if spec.alias:  # the alias's right-hand side, read in the alias's own file (its imports)
+            target, context = spec.type, _TypeContext(self.schemas, self.package, declared)
             if target.kind == "name" and target.name in BASIC and target.name not in self.package.types:
-                schema = self.local_named(target)
+                schema = context.local_named(target)
                 schema["$ref"] = TypeRef(self.package.path, expr.name).link(self.package.path)
                 self.need(TypeRef(self.package.path, expr.name))
                 return schema
             if target.kind == "qualified":
-                return self.qualified(target)
+                return context.qualified(target)
             if target.kind == "name":
-                return self.local_named(target)
+                return context.local_named(target)
         ref = TypeRef(self.package.path, expr.name)
         self.need(ref)
         schema = {"$ref": ref.link(self.package.path)}
@@ -293,7 +293,7 @@ class _TypeContext:
     def map(self, expr: TypeExpr) -> dict[str, Any]:
         assert expr.key is not None and expr.elem is not None
         if not self.string_key(expr.key):
-            self.schemas.error(f"map keys must be strings or implement encoding.TextMarshaler, not {expr.key.text}",
+            self.schemas.error(f"map keys must be strings, not {expr.key.text}",
                                self.go, expr.key.start)  # fmt: skip
             return {}
         value = expr.elem
@@ -312,8 +312,6 @@ class _TypeContext:
             declared = self.package.types.get(key.name)
             if declared is None:
                 return key.name == "string"
-            if "MarshalText" in {n for r, n in self.go_methods() if r == key.name}:
-                return True
             key = declared.spec.type
         return key.kind == "qualified"  # a named type of another package: taken as its string kind
 
