@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kcel.findings import Finding, TestCase, junit_xml
 from kcel.k8s import field as fe
+from kcel.k8s.gotypes.markers import RuleSource, xvalidation_rules
+from kcel.k8s.gotypes.syntax import GoSyntaxError
 
 if TYPE_CHECKING:
     from kcel.k8s.manifests.yamltext import Lines
@@ -36,6 +37,39 @@ def _written_at(crd: Any, path: fe.Path) -> tuple[str, int, tuple[tuple[str, str
         return crd.file, crd.document, elements
     file, document, written = crd.origins.locate(elements)
     return str(file), int(document), written
+
+
+def crd_place(crd: Any, path: fe.Path, message: str) -> tuple[str, int, int]:
+    """The file, line and column (0: none) of an error the API server reports at `path` with `message`: inside
+    the rule's text for a compile error, else the field's line; for a CRD derived from Go (`crd.rule_origins`), the
+    place in the marker the rule was written in, else the kind's type."""
+    if crd.rule_origins is None:
+        position = expression_position(crd, path, message) if message else None
+        return position if position is not None else (*crd_field_place(crd, path), 0)
+    keys = tuple(name or subscript for name, subscript in crd_elements(crd, path))
+    while keys and keys not in crd.rule_origins:
+        keys = keys[:-1]
+    origin = crd.rule_origins.get(keys) if keys else None
+    if origin is None:
+        return crd.file, crd.line, 0
+    character = error_character(message, _origin_text(origin)) if message and origin.positions else None
+    if character is None:
+        return origin.file, origin.line, origin.column
+    try:
+        text = _text(origin.file)
+    except (OSError, UnicodeDecodeError):
+        return origin.file, origin.line, origin.column
+    at_offset = origin.positions[min(character, len(origin.positions) - 1)]
+    return origin.file, text.count("\n", 0, at_offset) + 1, at_offset - (text.rfind("\n", 0, at_offset) + 1) + 1
+
+
+def _origin_text(origin: Any) -> str:
+    """The expression an origin's positions spell (one character a position, the last is one past the end)."""
+    try:
+        text = _text(origin.file)
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return "".join(text[p] if p < len(text) else "" for p in origin.positions[:-1])
 
 
 def crd_elements(crd: Any, path: fe.Path) -> tuple[tuple[str, str], ...]:
@@ -96,6 +130,8 @@ def crd_rule_marker(crd: Any, path: fe.Path) -> str:
     """`file.go:line` of the `+kubebuilder:validation:XValidation` marker that holds the rule an error names, when
     controller-gen made the CRD from Go types of the same project (the nearest folder above it with a go.mod);
     empty otherwise."""
+    if crd.rule_origins is not None:
+        return ""  # the CRD is derived from the Go types: its findings are in the Go files already
     found = _expression_node(crd, path)
     if found is None:
         return ""
@@ -185,51 +221,16 @@ def _markers(project: str) -> tuple[tuple[str, int, str], ...]:
     return tuple(found)
 
 
-_MARKER = re.compile(r"\+kubebuilder:validation:XValidation:.*?\brule=(\"(?:[^\"\\]|\\.)*\"|`[^`]*`)")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "a": "\a", "b": "\b", "f": "\f",
-            "v": "\v"}  # fmt: skip
-_HEX_ESCAPES = {"x": 2, "u": 4}
-
-
-@dataclass(frozen=True)
-class Marker:
-    """A rule in a kubebuilder XValidation marker: its text, and the file offset of each of its characters (and one
-    past the end), as the Go compiler reads the string literal (interpreted or raw)."""
-
-    rule: str
-    positions: tuple[int, ...]
-
-    @property
-    def start(self) -> int:
-        return self.positions[0] - 1  # the opening quote
-
-    @property
-    def end(self) -> int:
-        return self.positions[-1] + 1  # after the closing quote
+Marker = RuleSource  # a rule in a kubebuilder XValidation marker, with the file offset of each character
 
 
 def go_markers(text: str) -> Iterator[Marker]:
-    """Every XValidation rule of a Go file's text."""
-    for match in _MARKER.finditer(text):
-        literal, start = match.group(1), match.start(1)
-        if literal.startswith("`"):
-            yield Marker(literal[1:-1], tuple(range(start + 1, start + len(literal))))
-            continue
-        chars, positions, i = [], [], 1
-        while i < len(literal) - 1:
-            escape = literal[i + 1] if literal[i] == "\\" else ""
-            if escape in _HEX_ESCAPES:
-                width = 2 + _HEX_ESCAPES[escape]
-                chars.append(chr(int(literal[i + 2 : i + width], 16)))
-            elif escape in _ESCAPES:
-                width = 2
-                chars.append(_ESCAPES[escape])
-            else:
-                width = 1
-                chars.append(literal[i])
-            positions.append(start + i)
-            i += width
-        yield Marker("".join(chars), (*positions, start + len(literal) - 1))
+    """Every XValidation rule of a Go file's text, read with tree-sitter as controller-gen reads markers; none
+    when kcel[go] (tree-sitter) is not installed, or the text is not Go."""
+    try:
+        yield from xvalidation_rules(text)
+    except GoSyntaxError:
+        return
 
 
 # -- the commands' findings --------------------------------------------------------------------------------------
@@ -272,12 +273,12 @@ def crd_findings(crd: Any, errors: Any, warnings: Any) -> list[Finding]:
     found = []
     for error in errors:
         text = f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}"
-        file, line, column = _line_and_column(crd, error)
+        file, line, column = crd_place(crd, error.field, error.cause()["message"])
         place = crd_rule_marker(crd, error.field)
         found.append(Finding("error", text + _marker_note(place), file, line, column, rule="crd-rejected"))
         if place:  # on the Go source too, where the rule is written
-            file, _, marker_line = place.rpartition(":")
-            found.append(Finding("error", text, file, int(marker_line), rule="crd-rejected"))
+            marker_file, _, marker_line = place.rpartition(":")
+            found.append(Finding("error", text, marker_file, int(marker_line), rule="crd-rejected"))
     return found + findings("", warnings, crd.file, crd.line)
 
 
@@ -309,17 +310,10 @@ def error_places(crd: Any, errors: Any) -> list[str]:
     the rule), shown after the API server's message."""
     places = []
     for error in errors:
-        file, line, column = _line_and_column(crd, error)
+        file, line, column = crd_place(crd, error.field, error.cause()["message"])
         at = f"{line}:{column}" if column else str(line)
         places.append(f"{file}:{at}: {error.field}{_marker_note(crd_rule_marker(crd, error.field))}")
     return list(dict.fromkeys(places))
-
-
-def _line_and_column(crd: Any, error: Any) -> tuple[str, int, int]:
-    """Where a compile error is inside its expression, else the line of the field the error names (column 0), in
-    the file that wrote it."""
-    position = expression_position(crd, error.field, error.cause()["message"])
-    return position if position is not None else (*crd_field_place(crd, error.field), 0)
 
 
 def _marker_note(place: str) -> str:
@@ -328,7 +322,7 @@ def _marker_note(place: str) -> str:
 
 def crd_test_case(crd: Any, check: Any) -> TestCase:
     """`kcel check -o junit`'s test case of a CRD, on the line of its first error."""
-    file, line = crd_field_place(crd, check.errors[0].field) if check.errors else (crd.file, crd.line)
+    file, line, _ = crd_place(crd, check.errors[0].field, "") if check.errors else (crd.file, crd.line, 0)
     message = "\n".join(f"{e.cause()['field']}: {e.cause()['message']}" for e in check.errors)
     return TestCase(crd.name, file, line, "failure" if check.errors else "passed", message)
 

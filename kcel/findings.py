@@ -26,6 +26,10 @@ RULES = {
     "test-failed": "A kcel test case failed, or has no expectation yet.",
     "input-error": "An input file could not be read.",
     "warning": "The API server would return a warning.",
+    "go-marker-invalid": "controller-gen would not make the CRD from the Go types as written: a marker or a type "
+    "it rejects.",
+    "go-type-not-found": "A Go type the CRD's schema needs was not found in the module, vendor/ or the module "
+    "cache: its schema is left open.",
 }
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 

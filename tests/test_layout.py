@@ -29,12 +29,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kcel", "kcel.env", "kcel.k8s.environment"),  # Env(k8s_version=...) picks libraries by Kubernetes version
     ("kcel.k8s", "kcel.k8s.field"),
     ("kcel.k8s.schemas",),
+    # Go files read with tree-sitter and their kubebuilder markers (kcel.annotations finds rules' markers with them)
+    ("kcel.k8s.gotypes.syntax", "kcel.k8s.gotypes.markerargs", "kcel.k8s.gotypes.markers"),
     # manifests, their text; findings at files and lines; .kcel.yaml; answers compared across versions
     ("kcel.k8s.manifests", "kcel.findings", "kcel.annotations", "kcel.settings", "kcel.matrix"),
     ("kcel.k8s.authorization",),
     ("kcel.k8s.rules",),
     ("kcel.k8s.customresources",),
     ("kcel.k8s.crds",),
+    ("kcel.k8s.gotypes",),  # Go API packages as the CRDs controller-gen derives from them
     ("kcel.k8s.patch",),  # JSON Patch and structured merge, typed by built-in, CRD or given schemas
     ("kcel.k8s.kustomize",),  # kustomization trees built: patches applied (with kcel.k8s.patch), traced to lines
     ("kcel.k8s.admission",),

@@ -44,6 +44,9 @@ def _at_each(args: argparse.Namespace, versions: tuple[str, ...]) -> int:
     crds, problems, others_files = [], [], []
     files, tree = _kustomized(_files(args.crds))
     problems += tree.problems
+    go_crds, go_findings = _go_crds(args.crds)
+    crds += go_crds
+    problems += [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in go_findings if f.level == "error"]
     for path in files:
         found, problem, more = _crds_of(path)
         crds += found
@@ -118,6 +121,19 @@ def _check(args: argparse.Namespace) -> int:
         problems.append(problem)
         print(f"error: {problem}", file=sys.stderr)
         emit([Finding("error", problem, problem.partition(": ")[0])])
+    go_crds, go_findings = _go_crds(args.crds)
+    for finding in go_findings:
+        where = f"{finding.file}:{finding.line}:{finding.column}"
+        print(f"{finding.level}: {where}: {finding.message}", file=sys.stderr)
+        if finding.level == "error":
+            problems.append(f"{where}: {finding.message}")
+    emit(go_findings)
+    go_check = _check_crds(go_crds, args)
+    sys.stdout.write(go_check.text)
+    emit(go_check.findings)
+    cases += go_check.cases
+    reports += go_check.reports
+    crds, rules = len(go_check.reports), sum(report["rules"] for report in go_check.reports)
     for path, file_check in _checked_files(files, args):
         if file_check.problem:
             problems.append(file_check.problem)
@@ -196,11 +212,59 @@ def _checked_files(files: list[Path], args: argparse.Namespace) -> Iterator[tupl
 def _check_file(path: Path, args: argparse.Namespace) -> _FileCheck:
     """A file decoded once and its CRDs checked; what they print is kept, to be written in file order."""
     found, problem, more = _crds_of(path)
+    checked = _check_crds(found, args)
+    return _FileCheck(problem, more, checked.reports, checked.text, checked.findings, checked.cases)
+
+
+def _check_crds(found: list[Any], args: argparse.Namespace) -> _FileCheck:
+    """CRDs checked; what they print is kept, to be written in order."""
     findings: list[Any] = []
     cases: list[Any] = []
     with contextlib.redirect_stdout(io.StringIO()) as text:
         reports = [_check_one(crd, args, findings.extend, cases) for crd in found]
-    return _FileCheck(problem, more, reports, text.getvalue(), findings, cases)
+    return _FileCheck("", False, reports, text.getvalue(), findings, cases)
+
+
+# -- Go API packages ---------------------------------------------------------------------------------------
+
+
+def _is_go_input(given: str) -> bool:
+    """A path naming Go packages: a `.go` file, or Go's `dir/...` pattern."""
+    return given.endswith(".go") or given == "..." or given.endswith("/...")
+
+
+def _go_crds(paths: list[str]) -> tuple[list[Any], list[Any]]:
+    """The CRDs controller-gen would derive from the Go packages among the paths (`.go` files, folders holding Go
+    files, `./...`), as CRDs the checks read, with the findings met deriving them (errors and warnings at the
+    Go file, line and column)."""
+    from dataclasses import replace
+
+    from kcel.findings import Finding
+    from kcel.k8s.crds.crd import crds_of
+
+    given = [p for p in paths if p != "-" and (_is_go_input(p) or Path(p).is_dir())]
+    if not given:
+        return [], []
+    from kcel.k8s.gotypes.derive import derive_crds, go_package_folders
+    from kcel.k8s.gotypes.syntax import GO_EXTRA_HINT, go_available
+
+    if not go_package_folders(given):
+        missing = [p for p in given if _is_go_input(p) and not Path(p.removesuffix("...") or ".").exists()]
+        if missing:
+            raise UsageError(f"{missing[0]}: no such file or directory")
+        return [], []
+    if not go_available():
+        return [], [Finding("error", GO_EXTRA_HINT, given[0])]
+    derivation = derive_crds(given)
+    crds = []
+    for derived in derivation.crds:
+        for crd in crds_of([derived.manifest]):
+            crds.append(replace(crd, file=derived.file, line=derived.line, rule_origins=derived.origins,
+                                source=f"{derived.file}:{derived.line}"))  # fmt: skip
+    findings = [Finding(p.severity, p.message, p.file, p.line, p.column,
+                        rule="go-marker-invalid" if p.severity == "error" else "go-type-not-found")
+                for p in derivation.problems]  # fmt: skip
+    return crds, findings
 
 
 def _check_one(crd: Any, args: argparse.Namespace, emit: Any, cases: list[Any]) -> dict[str, Any]:
@@ -326,7 +390,7 @@ def _files(paths: list[str]) -> list[Path]:
     from kcel.k8s.manifests.files import manifest_files
 
     try:
-        return manifest_files(paths)
+        return manifest_files([p for p in paths if not _is_go_input(p)])
     except FileNotFoundError as err:
         raise UsageError(str(err)) from None
 

@@ -71,6 +71,9 @@ class CRD:
     document: int = 0
     origins: Any = field(default=None, repr=False)  # where each field was written, when kustomize patches made the
     # CRD (kcel.k8s.kustomize.traces.Origins: `locate(elements)` -> file, document, elements); None: all in `file`
+    # a CRD derived from Go types (kcel.k8s.gotypes): each rule's marker, by the manifest path of the rule's field
+    # (`spec`, `versions`, `0`, ..., `rule`); None for a CRD read from a manifest
+    rule_origins: Mapping[tuple[str, ...], Any] | None = field(default=None, repr=False)
     _validators: dict[tuple[str, Version], Validator] = field(default_factory=dict, repr=False)
 
     @property
