@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace) -> int:
     """CRD create checks with every expression's estimated cost; exit 1 when any CRD would be rejected. At several
     versions, what differs between them."""
-    from kcel.k8s.rules.lints import supported_versions
+    from kcel.k8s.environment import supported_versions
 
     versions = requested_versions(args.k8s_version)
     args.lint_versions = versions or supported_versions()  # lints: of the versions asked about, or of every one

@@ -93,6 +93,11 @@ DEFAULT_COMPATIBILITY = compatibility(LATEST)
 NEWEST = f"{LATEST[0]}.{LATEST[1]}"
 
 
+def supported_versions() -> tuple[str, ...]:
+    """Every Kubernetes version kcel answers as, oldest first."""
+    return tuple(f"{OLDEST[0]}.{minor}" for minor in range(OLDEST[1], LATEST[1] + 1))
+
+
 def server_versions(text: str) -> tuple[str, ...]:
     """The versions a `--k8s-version` or `.kcel.yaml` names: one (`1.34`), a range (`1.30-1.37`, both ends
     included) or a list of either (`1.31,1.34`), in order and each once; ValueError names the first bad one."""

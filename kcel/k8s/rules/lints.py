@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from kcel.errors import CompileError
-from kcel.k8s.environment import KEYWORD_FIELD_NAMES, LATEST, OLDEST, compatibility, server_version
+from kcel.k8s.environment import KEYWORD_FIELD_NAMES, LATEST, compatibility, server_version, supported_versions
 from kcel.k8s.rules.cost import STATIC_ESTIMATED_COST_LIMIT
 from kcel.k8s.rules.validation import ExpressionCost, RuleEnvironments
 from kcel.k8s.schemas.escaping import RESERVED
@@ -97,12 +97,6 @@ class LintFinding:
 def concerns_newest(finding: LintFinding) -> bool:
     """Whether a finding concerns the newest API server (every version's do): the editor's Warning, not Information."""
     return not finding.versions or f"{LATEST[0]}.{LATEST[1]}" in finding.versions
-
-
-@cache
-def supported_versions() -> tuple[str, ...]:
-    """Every Kubernetes version kcel answers as, oldest first."""
-    return tuple(f"{OLDEST[0]}.{minor}" for minor in range(OLDEST[1], LATEST[1] + 1))
 
 
 def rule_lints(rule: str) -> list[LintFinding]:
