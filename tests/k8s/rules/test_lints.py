@@ -27,6 +27,13 @@ from kcel.k8s.rules.markerargs import marker_lints
 from kcel.k8s.surfaces.environments import environment
 
 MARKER = "// +kubebuilder:validation:XValidation:"
+
+
+def _go_file(marker_line: str) -> str:
+    """A Go file with the marker on a type, as controller-gen finds markers."""
+    return f"package v1\n\n{marker_line}\ntype Spec struct{{}}\n"
+
+
 # rook/rook#13693: gofmt turned the '' of `self.provider == ''` into U+201D
 ROOK = "(self.hostNetwork != true) || (self.provider  ==  \u201d)"
 # kubernetes-sigs/jobset: a PVC template's metadata has a `namespace` property
@@ -101,7 +108,7 @@ def test_an_unquoted_rule_with_a_comma_is_cut_there_as_controller_gen_reads_it()
     corrected = fixed_marker(line, found.fix)
     assert corrected == MARKER + 'rule=`self.all(a, a > 0)`,message="must be positive"'
     assert marker_lints(corrected) == []
-    assert [m.rule for m in go_markers(corrected)] == ["self.all(a, a > 0)"]
+    assert [m.rule for m in go_markers(_go_file(corrected))] == ["self.all(a, a > 0)"]
 
 
 def test_a_quote_inside_a_quoted_rule_ends_it_there() -> None:
@@ -112,7 +119,7 @@ def test_a_quote_inside_a_quoted_rule_ends_it_there() -> None:
     assert line[found.start] == '"' and line[: found.start].endswith("default(self.address, ")
     assert found.fix == f"quote it with backquotes: rule=`{rule}`"
     corrected = MARKER + f'message="UDS may not include ports",rule=`{rule}`'
-    assert marker_lints(corrected) == [] and [m.rule for m in go_markers(corrected)] == [rule]
+    assert marker_lints(corrected) == [] and [m.rule for m in go_markers(_go_file(corrected))] == [rule]
 
 
 @pytest.mark.parametrize(("arguments", "swallower", "swallowed"), [
