@@ -5,7 +5,7 @@ FROM python:3.12-slim
 COPY pyproject.toml README.md /src/
 COPY kcel /src/kcel
 COPY conformance /src/conformance
-RUN pip install --no-cache-dir "/src[serve,schemas,protobuf,lsp]" && rm -rf /src
+RUN pip install --no-cache-dir "/src[serve,schemas,protobuf,lsp,go]" && rm -rf /src
 USER 65532:65532
 ENTRYPOINT ["kcel"]
 CMD ["--help"]
