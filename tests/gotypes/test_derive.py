@@ -1,5 +1,6 @@
 """Go API packages as CRDs: kcel's derivation against what controller-gen v0.21.0 wrote for the shop fixture
-(tests/gotypes/fixtures/shop/out), the marker grammar, import resolution, and `kcel check` on Go."""
+(tests/gotypes/shop.py; its answer in tests/gotypes/golden/shop), the marker grammar, import resolution, and
+`kcel check` on Go."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,10 @@ pytest.importorskip("tree_sitter_go", reason="the kcel[go] extra (tree-sitter-go
 from kcel.k8s.gotypes import packages, syntax  # noqa: E402
 from kcel.k8s.gotypes.derive import derive_crds  # noqa: E402
 from kcel.k8s.gotypes.markerargs import Argument, MarkerSyntaxError, parse_arguments  # noqa: E402
+from tests.gotypes.shop import write_shop  # noqa: E402
 
-SHOP = Path(__file__).parent / "fixtures" / "shop"
+_SHOP_FOLDER = tempfile.TemporaryDirectory(prefix="kcel-shop-")  # removed when the test run ends
+SHOP = write_shop(Path(_SHOP_FOLDER.name) / "shop")
 ROOT = Path(__file__).resolve().parents[2]
 
 
