@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import functools
 import io
+import itertools
 import json
 import multiprocessing
 import sys
@@ -128,13 +129,8 @@ def _check(args: argparse.Namespace) -> int:
         if finding.level == "error":
             problems.append(f"{where}: {finding.message}")
     emit(go_findings)
-    go_check = _check_crds(go_crds, args)
-    sys.stdout.write(go_check.text)
-    emit(go_check.findings)
-    cases += go_check.cases
-    reports += go_check.reports
-    crds, rules = len(go_check.reports), sum(report["rules"] for report in go_check.reports)
-    for path, file_check in _checked_files(files, args):
+    go_check = (Path("."), _check_crds(go_crds, args))  # the Go packages' CRDs first, then each file's
+    for path, file_check in itertools.chain([go_check], _checked_files(files, args)):
         if file_check.problem:
             problems.append(file_check.problem)
             print(f"error: {file_check.problem}", file=sys.stderr)
