@@ -171,7 +171,7 @@ def _check(analysis: Analysis, index: int, offset: int, root: Node, value: Mappi
     kind = str(value.get("kind", ""))
     group = str(value.get("apiVersion", "")).rpartition("/")[0]
     if (group, kind) == ("apiextensions.k8s.io", "CustomResourceDefinition"):
-        found = _crd_errors(analysis, index, value, k8s_version)
+        found = crd_errors(analysis, index, value, k8s_version)
     elif group == "admissionregistration.k8s.io" and "AdmissionPolicy" in kind:
         found = _policy_errors(value, k8s_version)
     else:
@@ -180,8 +180,10 @@ def _check(analysis: Analysis, index: int, offset: int, root: Node, value: Mappi
         analysis.diagnostics.append(_place(analysis, index, offset, root, path, message, severity))
 
 
-def _crd_errors(analysis: Analysis, index: int, value: Mapping[str, Any],
-                k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:  # fmt: skip
+def crd_errors(analysis: Analysis, index: int, value: Mapping[str, Any],
+               k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:  # fmt: skip
+    """The API server's errors and warnings on a CRD (document `index` of the analysis), by field path; its rules'
+    costs and lints recorded in the analysis (lints at the characters of its expressions)."""
     from kcel.annotations import crd_elements
     from kcel.k8s.crds.crd import check_crd, crds_of
 

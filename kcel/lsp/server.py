@@ -69,10 +69,10 @@ class KcelServer(LanguageServer):
 
     @staticmethod
     def _analyze(uri: str, text: str, path: Path | None, version: str | None) -> Analysis:
-        if uri.endswith(".go"):  # kubebuilder markers: checked in the CRD the project generated from them
-            from kcel.lsp.gomarkers import diagnostics
+        if uri.endswith(".go"):  # kubebuilder markers: checked in the CRDs derived from the package as edited
+            from kcel.lsp.gomarkers import go_analysis
 
-            return Analysis(diagnostics=diagnostics(text, path, version))
+            return go_analysis(text, path, version)
         return analyze(text, version)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kcel.lsp.analysis import analyze
-from kcel.lsp.gomarkers import diagnostics
+from kcel.lsp.gomarkers import go_analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 CRD = (ROOT / "examples" / "widget-crd.yaml").read_text(encoding="utf-8")
@@ -24,7 +24,7 @@ type NetworkSpec struct {
 
 
 def test_a_curled_quote_and_a_cut_rule_in_go_markers_are_shown_where_they_are() -> None:
-    found = [d for d in diagnostics(GO_TYPES, None, None) if "(lint " in d.message]
+    found = [d for d in go_analysis(GO_TYPES, None, None).diagnostics if "(lint " in d.message]
     assert [(d.severity, GO_TYPES[d.start : d.end]) for d in found] == [("warning", "\u201d"), ("warning", ",")]
     curly, comma = found
     assert curly.message.endswith("(lint curly-quote, every Kubernetes version)")
@@ -34,7 +34,7 @@ def test_a_curled_quote_and_a_cut_rule_in_go_markers_are_shown_where_they_are() 
     fixed = GO_TYPES.replace("\u201d", "''").replace(
         "rule=self.selectors.all(s, s != '')", "rule=`self.selectors.all(s, s != '')`"
     )
-    assert [d for d in diagnostics(fixed, None, None) if "(lint " in d.message] == []
+    assert [d for d in go_analysis(fixed, None, None).diagnostics if "(lint " in d.message] == []
 
 
 def test_a_reserved_word_in_a_crd_rule_is_information_at_the_newest_version() -> None:

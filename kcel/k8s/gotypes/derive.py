@@ -17,6 +17,7 @@ from typing import Any
 from kcel.k8s.gotypes.flatten import Flattener, merge_all_of
 from kcel.k8s.gotypes.markers import Markers
 from kcel.k8s.gotypes.naming import plural_of
+from kcel.k8s.gotypes.options import GenerationOptions, options_for, truncate_descriptions
 from kcel.k8s.gotypes.packages import Package, PackageError, load_package, module_of
 from kcel.k8s.gotypes.schemamarkers import ORIGIN
 from kcel.k8s.gotypes.schemas import METAV1, GoProblem, Schemas, TypeRef
@@ -77,17 +78,23 @@ def go_package_folders(paths: Iterable[str | Path]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in found))
 
 
-def derive_crds(paths: Iterable[str | Path]) -> Derivation:
-    """The CRDs controller-gen would generate from the Go packages named (files, folders, `./...`).
+def derive_crds(paths: Iterable[str | Path], sources: Mapping[Path, str] | None = None,
+                options: GenerationOptions | None = None) -> Derivation:  # fmt: skip
+    """The CRDs controller-gen would generate from the Go packages named (files, folders, `./...`); `sources`: the
+    texts of files an editor holds unsaved (by resolved path), read instead of the files; `options`: the `crd`
+    generator's, else those the module's Makefile gives controller-gen.
 
     Raises:
         GoSyntaxError: tree-sitter-go is not installed.
     """
-    schemas = Schemas()
+    folders = go_package_folders(paths)
+    if options is None and folders:
+        options = options_for(folders[0], next((m.root for m in map(module_of, folders) if m is not None), None))
+    schemas = Schemas(sources, options)
     roots: list[Package] = []
-    for folder in go_package_folders(paths):
+    for folder in folders:
         try:
-            package = load_package(folder, main=module_of(folder))
+            package = load_package(folder, main=module_of(folder), sources=sources)
         except PackageError as err:
             schemas.problems.append(GoProblem("error", str(err), str(folder), 0, 0))
             continue
@@ -149,6 +156,8 @@ class _Generator:
             declared = package.types[kind]
             declared_at = declared_at or (declared.file.path, declared.spec.line)
             schema = self._flattened(TypeRef(package.path, kind))
+            if self.schemas.options.max_description_length is not None:
+                truncate_descriptions(schema, self.schemas.options.max_description_length)
             spec["versions"].append({"name": self.versions[package.path][1], "served": True, "storage": False,
                                      "schema": {"openAPIV3Schema": schema}})  # fmt: skip
         for package in with_type:

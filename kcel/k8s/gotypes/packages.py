@@ -2,7 +2,9 @@
 `replace`d folder, in `vendor/`, or in the module cache at the version go.mod requires (GOMODCACHE, else
 GOPATH/pkg/mod, else ~/go/pkg/mod; capitals escaped as `!x`). Nested modules are modules of their own.
 
-Each package is its folder's `.go` files (not `_test.go`, not `//go:build ignore`), read once per process.
+Each package is its folder's `.go` files (not `_test.go`, not `//go:build ignore`), read once per process; an
+editor's unsaved texts (`sources`) stand in for the files they are of, and a package holding one is read again
+each time its texts change (the last few kept).
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from kcel.k8s.gotypes.markers import FileMarkers, file_markers
@@ -166,33 +169,50 @@ class PackageError(ValueError):
     """A folder that cannot be read as a Go package (the message names it)."""
 
 
-def load_package(folder: Path, import_path: str = "", main: Module | None = None) -> Package | None:
+def load_package(folder: Path, import_path: str = "", main: Module | None = None,
+                 sources: Mapping[Path, str] | None = None) -> Package | None:  # fmt: skip
     """The Go package in a folder (None when it holds no Go file); its import path from its module when not
-    given.
+    given. `sources`: texts to read instead of files (by resolved path: an editor's unsaved buffers).
 
     Raises:
         PackageError: a file that is not Go, or too many files.
         GoSyntaxError: tree-sitter-go is not installed.
     """
-    return _load(folder.resolve(), import_path, main)
+    folder = folder.resolve()
+    edited = tuple(sorted((path, text) for path, text in (sources or {}).items() if path.parent == folder))
+    return _load_edited(folder, import_path, main, edited) if edited else _load(folder, import_path, main)
 
 
 @cache
 def _load(folder: Path, import_path: str, main: Module | None) -> Package | None:
+    return _read(folder, import_path, main, ())
+
+
+@lru_cache(maxsize=8)  # a package being edited: a new entry each keystroke, so only the last few are kept
+def _load_edited(folder: Path, import_path: str, main: Module | None,
+                 overlay: tuple[tuple[Path, str], ...]) -> Package | None:  # fmt: skip
+    return _read(folder, import_path, main, overlay)
+
+
+def _read(folder: Path, import_path: str, main: Module | None,
+          overlay: tuple[tuple[Path, str], ...]) -> Package | None:  # fmt: skip
+    edited = dict(overlay)
     try:
-        names = sorted(p for p in folder.iterdir() if p.suffix == ".go" and not p.name.endswith("_test.go"))
+        names = sorted({*(p for p in folder.iterdir() if p.suffix == ".go"), *edited} - {
+            p for p in edited if not p.name.endswith(".go")})  # fmt: skip
     except OSError:
         return None
+    names = [p for p in names if not p.name.endswith("_test.go")]
     if len(names) > MAX_PACKAGE_FILES:
         raise PackageError(f"{folder}: more than {MAX_PACKAGE_FILES} Go files, not read as an API package")
     files, markers = [], []
     for path in names:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = edited[path] if path in edited else path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
             raise PackageError(f"{path}: cannot read: {err}") from None
         try:
-            go = parse_go(text, _shown(path))
+            go = _parsed(text, _shown(path))
         except GoSyntaxError as err:
             if "kcel[go]" in str(err):
                 raise
@@ -216,6 +236,11 @@ def _load(folder: Path, import_path: str, main: Module | None) -> Package | None
     return package
 
 
+@lru_cache(maxsize=256)  # the files beside the one being edited are parsed once, not at each keystroke
+def _parsed(text: str, shown: str) -> GoFile:
+    return parse_go(text, shown)
+
+
 def _shown(path: Path) -> str:
     """A file's name as findings show it: relative to the working folder when inside it."""
     try:
@@ -224,9 +249,10 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def import_package(import_path: str, importer: Package) -> Package | None:
-    """The package an import path names, from the importing package's module (then the main module's)."""
+def import_package(import_path: str, importer: Package, sources: Mapping[Path, str] | None = None) -> Package | None:
+    """The package an import path names, from the importing package's module (then the main module's), its
+    files' unsaved texts from `sources`."""
     folder = resolve(import_path, importer.module)
     if folder is None and importer.main is not importer.module:
         folder = resolve(import_path, importer.main)
-    return load_package(folder, import_path, importer.main) if folder is not None else None
+    return load_package(folder, import_path, importer.main, sources) if folder is not None else None

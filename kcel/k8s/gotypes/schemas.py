@@ -8,12 +8,16 @@ Ported from kubernetes-sigs/controller-tools pkg/crd/schema.go, known_types.go a
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kcel.k8s.gotypes.docs import description
 from kcel.k8s.gotypes.fields import struct_schema
 from kcel.k8s.gotypes.markers import FIELD, PACKAGE, TYPE, MarkerError, Markers, RawMarker, parsed
+from kcel.k8s.gotypes.options import GenerationOptions
 from kcel.k8s.gotypes.packages import Declared, Package, import_package
 from kcel.k8s.gotypes.schemamarkers import apply_markers
 from kcel.k8s.gotypes.syntax import GoFile, TypeExpr
@@ -42,6 +46,11 @@ KNOWN: dict[str, tuple[dict[str, dict[str, Any]], bool]] = {
     "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1": (
         {"JSON": {"x-kubernetes-preserve-unknown-fields": True}}, True),
 }  # fmt: skip
+_STRINGS = {"type": "object", "additionalProperties": {"type": "string"}}
+# known_types.go's ObjectMetaPackages: an embedded ObjectMeta's schema under crd:generateEmbeddedObjectMeta=true
+EMBEDDED_OBJECT_META = {"type": "object", "properties": {
+    "name": {"type": "string"}, "namespace": {"type": "string"}, "annotations": _STRINGS, "labels": _STRINGS,
+    "finalizers": {"type": "array", "items": {"type": "string"}}}}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -73,7 +82,9 @@ class Schemas:
     """The unflattened schema of each type asked for, read from its package on first use (Parser.NeedSchemaFor),
     with the problems found on the way."""
 
-    def __init__(self) -> None:
+    def __init__(self, sources: Mapping[Path, str] | None = None, options: GenerationOptions | None = None) -> None:
+        self.sources = sources  # unsaved texts of Go files, read instead of the files
+        self.options = options or GenerationOptions()
         self.packages: dict[str, Package | None] = {}
         self.schemata: dict[TypeRef, dict[str, Any]] = {}
         self.problems: list[GoProblem] = []
@@ -87,7 +98,7 @@ class Schemas:
 
     def package(self, path: str, importer: Package) -> Package | None:
         if path not in self.packages:
-            self.packages[path] = import_package(path, importer)
+            self.packages[path] = import_package(path, importer, self.sources)
         return self.packages[path]
 
     def parse(self, raws: tuple[RawMarker, ...], target: str, go: GoFile) -> Markers:
@@ -125,6 +136,9 @@ class Schemas:
         if ref in self.schemata:
             return self.schemata[ref]
         known = KNOWN.get(ref.package)
+        if ref == TypeRef(METAV1, "ObjectMeta") and self.options.embedded_object_meta:
+            self.schemata[ref] = copy.deepcopy(EMBEDDED_OBJECT_META)
+            return self.schemata[ref]
         if known is not None and ref.name in known[0]:
             self.schemata[ref] = dict(known[0][ref.name])
             return self.schemata[ref]
@@ -219,7 +233,7 @@ class _TypeContext:
         if declared is None:
             if expr.name in BASIC:
                 type_name, format_name = BASIC[expr.name]
-                if type_name == "number":
+                if type_name == "number" and not self.schemas.options.allow_dangerous_types:
                     self.schemas.error("found float, the usage of which is highly discouraged, as support for them "
                                        "varies across languages. Please consider serializing your float as string "
                                        "instead. If you are really sure you want to use them, re-run with "
