@@ -72,6 +72,7 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     costs: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)  # (document, rule steps): reports
     documents: list[tuple[int, Node | None, Any]] = field(default_factory=list)  # (offset, node tree, value)
+    accepted: dict[tuple[int, tuple[str, ...]], tuple[str, ...]] = field(default_factory=dict)  # kept for hover
 
     def expression_at(self, offset: int) -> Expression | None:
         return next((e for e in self.expressions if e.start <= offset <= e.end), None)
@@ -83,6 +84,29 @@ class Analysis:
     def cost_of(self, expression: Expression) -> Any:
         """kcel's cost report of a CRD rule (its estimate, the runs its schema allows, the share of the limit)."""
         return self.costs.get((expression.document, steps(expression.path)))
+
+
+def accepting_versions(analysis: Analysis, expression: Expression) -> tuple[str, ...]:
+    """The Kubernetes versions whose API server accepts a CRD's rule (or messageExpression): no error at it, from
+    compiling to the cost limits, when the whole CRD is checked at that version."""
+    from kcel.annotations import crd_elements
+    from kcel.k8s.crds.crd import check_crd, crds_of
+    from kcel.k8s.environment import supported_versions
+
+    key = (expression.document, steps(expression.path))
+    if key not in analysis.accepted:
+        value = analysis.documents[expression.document][2]
+        try:
+            (crd,) = crds_of([dict(value)])
+        except (ValueError, TypeError, KeyError):
+            return ()
+        concerned = {key[1], key[1][:-1]}
+        analysis.accepted[key] = tuple(
+            version for version in supported_versions()
+            if not any(steps(fe.Path(crd_elements(crd, e.field))) in concerned
+                       for e in check_crd(crd, k8s_version=version).errors)
+        )  # fmt: skip
+    return analysis.accepted[key]
 
 
 def merged_diagnostics(by_version: Mapping[str | None, list[Diagnostic]]) -> list[Diagnostic]:

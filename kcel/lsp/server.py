@@ -22,8 +22,17 @@ from pygls.lsp.server import LanguageServer
 
 from kcel.k8s.manifests.files import is_suite
 from kcel.k8s.schemas.escaping import escape, unescape
-from kcel.lsp.analysis import Analysis, Diagnostic, Expression, analyze, merged_diagnostics, schema_at
+from kcel.lsp.analysis import (
+    Analysis,
+    Diagnostic,
+    Expression,
+    accepting_versions,
+    analyze,
+    merged_diagnostics,
+    schema_at,
+)
 
+TYPING_PAUSE = 0.05  # seconds; deriving a large Go package again takes some hundred milliseconds
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # `request.userInfo.` (a declared variable's fields) and `self.spec.` or `oldSelf.` (a CRD rule's schema).
 _VARIABLE_CHAIN = re.compile(rf"\b((?!(?:self|oldSelf)\b){_NAME})((?:\.{_NAME})*)\.[A-Za-z_]*\Z")
@@ -155,7 +164,10 @@ async def did_open(ls: KcelServer, params: lsp.DidOpenTextDocumentParams) -> Non
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: KcelServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    await publish(ls, params.text_document.uri)
+    """Analysed once typing pauses: a change that a later one replaced within TYPING_PAUSE is not analysed."""
+    await asyncio.sleep(TYPING_PAUSE)
+    if ls.workspace.get_text_document(params.text_document.uri).version == params.text_document.version:
+        await publish(ls, params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
@@ -211,8 +223,7 @@ def hover(ls: KcelServer, params: lsp.HoverParams) -> lsp.Hover | None:
     lines = [f"**{expression.path.elements[-1][0] or 'expression'}** (CEL) at `{expression.path}`"]
     cost = analysis.cost_of(expression)
     if cost is not None:
-        runs = f"{cost.effective_cardinality:,} runs" + ("" if cost.cardinality is not None else " (unbounded)")
-        lines.append(f"estimated cost {cost.estimated:,} x {runs} = {cost.cost:,} (limit 1,000,000 per rule)")
+        lines += _rule_facts(analysis, expression, cost)
     typed = _subexpression_type(ls, analysis, expression, at, params.text_document.uri)
     if typed is not None:
         lines.insert(0, typed)
@@ -220,6 +231,41 @@ def hover(ls: KcelServer, params: lsp.HoverParams) -> lsp.Hover | None:
     if node is not None:
         lines.append(_describe(node))
     return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, "\n\n".join(lines)))
+
+
+def _rule_facts(analysis: Analysis, expression: Expression, cost: Any) -> list[str]:
+    """A CRD rule's `self` (the schema it is written on), its estimated cost against the API server's limit, and
+    the Kubernetes versions that accept it."""
+    from kcel.k8s.rules.cost import STATIC_ESTIMATED_COST_LIMIT
+    from kcel.matrix import versions_text
+
+    found = []
+    node, elements = _rule_schema(analysis, expression)
+    if node is not None:
+        found.append(f"`self`: `{_schema_path(elements)}`, {_describe(node)}")
+    runs = f"{cost.effective_cardinality:,} runs" + ("" if cost.cardinality is not None else " (unbounded)")
+    found.append(f"estimated cost {cost.estimated:,} x {runs} = {cost.cost:,} of the API server's "
+                 f"{STATIC_ESTIMATED_COST_LIMIT:,} per rule (StaticEstimatedCostLimit)")  # fmt: skip
+    accepted = accepting_versions(analysis, expression)
+    found.append(f"accepted by Kubernetes {versions_text(accepted)}" if accepted else "accepted by no Kubernetes "
+                 "version kcel knows")  # fmt: skip
+    return found
+
+
+def _schema_path(elements: Sequence[tuple[str, str]]) -> str:
+    """A schema node's place as its object's fields (`spec.template.metadata`, `[*]` for items and map values)."""
+    names = [name for name, _ in elements]
+    rest = names[names.index("openAPIV3Schema") + 1 :] if "openAPIV3Schema" in names else names
+    shown, after_properties = "", False
+    for name in rest:
+        if after_properties:
+            shown += f".{name}"
+            after_properties = False
+        elif name == "properties":
+            after_properties = True
+        elif name in ("items", "additionalProperties"):
+            shown += "[*]"
+    return shown.lstrip(".") or "<root>"
 
 
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))

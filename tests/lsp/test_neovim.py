@@ -37,3 +37,47 @@ def test_neovim_shows_the_diagnostic_of_a_bad_rule(tmp_path: Path) -> None:
     number, _, message = line.split(":", 2)
     assert "Syntax error" in message
     assert 'self.replicas <= "' in crd.read_text(encoding="utf-8").splitlines()[int(number)]
+
+
+GO_SCRIPT = """
+local published = 0
+local shown = vim.lsp.handlers["textDocument/publishDiagnostics"]
+vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
+  published = published + 1
+  return shown(err, result, ctx, config)
+end
+local config = { name = "kcel", cmd = { %(python)r, "-m", "kcel.cli", "lsp" }, root_dir = %(folder)r }
+if vim.lsp.start then vim.lsp.start(config) else vim.lsp.buf_attach_client(0, vim.lsp.start_client(config)) end
+vim.wait(30000, function() return published > 0 end, 50)
+local lines = { "opened:" .. published .. ":" .. #vim.diagnostic.get(0) }
+vim.api.nvim_buf_set_lines(0, %(line)d, %(line)d + 1, false, { %(marker)r })
+vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  table.insert(lines, d.lnum .. ":" .. d.col .. ":" .. d.message:gsub("\\n.*", ""))
+end
+vim.fn.writefile(lines, %(out)r)
+vim.cmd("qa!")
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="no nvim on this machine (Debian: apt install neovim)")
+def test_neovim_shows_a_marker_typo_in_go_as_it_is_typed(tmp_path: Path) -> None:
+    pytest.importorskip("tree_sitter_go", reason="the kcel[go] extra (tree-sitter-go) is not installed")
+    from tests.lsp.gowidget import RULE, write_widget
+
+    go_file = write_widget(tmp_path)
+    lines = go_file.read_text(encoding="utf-8").splitlines()
+    line = next(i for i, text in enumerate(lines) if RULE in text)
+    marker = lines[line].replace("self.maxReplicas", "self.maxReplica")  # edited in the buffer, never saved
+    out, script = tmp_path / "diagnostics.txt", tmp_path / "edit.lua"
+    script.write_text(GO_SCRIPT % {"python": sys.executable, "folder": str(tmp_path), "out": str(out), "line": line,
+                                   "marker": marker}, encoding="utf-8")  # fmt: skip
+    subprocess.run(["nvim", "--headless", "--clean", str(go_file), "-c", f"luafile {script}"], cwd=ROOT, timeout=90,
+                   capture_output=True, check=False)  # fmt: skip
+    opened, found = out.read_text(encoding="utf-8").splitlines()
+    assert opened == "opened:1:0"  # published once, nothing wrong with the package as written
+    number, column, message = found.split(":", 2)
+    assert "undefined field 'maxReplica'" in message
+    assert int(number) == line
+    assert marker[int(column) :].startswith(".maxReplica\"")  # inside the rule: the `.` cel-go points at
+    assert not list(tmp_path.rglob("*.yaml"))  # nothing regenerated

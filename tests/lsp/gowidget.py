@@ -1,0 +1,51 @@
+"""A Go API package for the language server's tests (pytest-lsp and Neovim): a Widget kind whose Spec type has one
+XValidation marker, metav1 from a vendored stand-in (tests/gotypes/shop.py's), and no CRD YAML anywhere, so that
+what the editor shows comes from the Go text alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.gotypes.shop import SOURCES as SHOP_SOURCES
+
+RULE = "self.replicas <= self.maxReplicas"
+WIDGET_TYPES = f"""\
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// WidgetSpec is what a widget should be.
+// +kubebuilder:validation:XValidation:rule="{RULE}",message="replicas must not exceed maxReplicas"
+type WidgetSpec struct {{
+	// Replicas is how many widgets run.
+	// +kubebuilder:validation:Maximum=100
+	Replicas int32 `json:"replicas"`
+	// MaxReplicas bounds replicas.
+	MaxReplicas int32 `json:"maxReplicas"`
+}}
+
+// Widget is a thing that runs.
+// +kubebuilder:object:root=true
+type Widget struct {{
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec WidgetSpec `json:"spec"`
+}}
+"""
+_META = "k8s.io/apimachinery/pkg/apis/meta/v1"
+FILES = {
+    "go.mod": "module example.com/widgets\n\ngo 1.24\n\nrequire k8s.io/apimachinery v0.36.3\n",
+    "vendor/modules.txt": "# k8s.io/apimachinery v0.36.3\n## explicit; go 1.24\nk8s.io/apimachinery/pkg/apis/meta/v1\n",
+    f"vendor/{_META}/types.go": SHOP_SOURCES["gomodcache/k8s.io/apimachinery@v0.36.3/pkg/apis/meta/v1/types.go"],
+    "api/v1/groupversion_info.go": "// Package v1 holds the widget API.\n// +groupName=widgets.example.com\npackage v1\n",
+    "api/v1/widget_types.go": WIDGET_TYPES,
+}
+
+
+def write_widget(root: Path) -> Path:
+    """The package's files under `root`; the path of widget_types.go."""
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root / "api" / "v1" / "widget_types.go"
