@@ -45,7 +45,7 @@ def _at_each(args: argparse.Namespace, versions: tuple[str, ...]) -> int:
     crds, problems, others_files = [], [], []
     files, tree = _kustomized(_files(args.crds))
     problems += tree.problems
-    go_crds, go_findings = _go_crds(args.crds)
+    go_crds, go_findings = _go_crds(args.crds, args.strict)
     crds += go_crds
     problems += [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in go_findings if f.level == "error"]
     for path in files:
@@ -122,7 +122,7 @@ def _check(args: argparse.Namespace) -> int:
         problems.append(problem)
         print(f"error: {problem}", file=sys.stderr)
         emit([Finding("error", problem, problem.partition(": ")[0])])
-    go_crds, go_findings = _go_crds(args.crds)
+    go_crds, go_findings = _go_crds(args.crds, args.strict)
     for finding in go_findings:
         where = f"{finding.file}:{finding.line}:{finding.column}"
         print(f"{finding.level}: {where}: {finding.message}", file=sys.stderr)
@@ -229,7 +229,7 @@ def _is_go_input(given: str) -> bool:
     return given.endswith(".go") or given == "..." or given.endswith("/...")
 
 
-def _go_crds(paths: list[str]) -> tuple[list[Any], list[Any]]:
+def _go_crds(paths: list[str], strict: bool = False) -> tuple[list[Any], list[Any]]:
     """The CRDs controller-gen would derive from the Go packages among the paths (`.go` files, folders holding Go
     files, `./...`), as CRDs the checks read, with the findings met deriving them (errors and warnings at the
     Go file, line and column)."""
@@ -241,6 +241,7 @@ def _go_crds(paths: list[str]) -> tuple[list[Any], list[Any]]:
     given = [p for p in paths if p != "-" and (_is_go_input(p) or Path(p).is_dir())]
     if not given:
         return [], []
+    from kcel.commands.crdlints import go_marker_lints
     from kcel.k8s.gotypes.derive import derive_crds, go_package_folders
     from kcel.k8s.gotypes.syntax import GO_EXTRA_HINT, go_available
 
@@ -260,7 +261,7 @@ def _go_crds(paths: list[str]) -> tuple[list[Any], list[Any]]:
     findings = [Finding(p.severity, p.message, p.file, p.line, p.column,
                         rule="go-marker-invalid" if p.severity == "error" else "go-type-not-found")
                 for p in derivation.problems]  # fmt: skip
-    return crds, findings
+    return crds, findings + go_marker_lints(go_package_folders(given), strict)
 
 
 def _check_one(crd: Any, args: argparse.Namespace, emit: Any, cases: list[Any]) -> dict[str, Any]:

@@ -69,3 +69,26 @@ def _placed(crd: Any, path: Any, lint: LintFinding, strict: bool) -> PlacedLint:
     position = character_position(crd, path, lint.start)
     file, line, column = position if position is not None else (*crd_field_place(crd, path), 0)
     return PlacedLint(lint, file, line, column, str(path), crd_rule_marker(crd, path), strict)
+
+
+def go_marker_lints(folders: Sequence[Any], strict: bool = False) -> list[Finding]:
+    """The marker-comma lint of each XValidation marker in the Go packages' files (kcel.k8s.rules.markerargs): a
+    rule controller-gen reads otherwise than it is written, at its file, line and column."""
+    from pathlib import Path
+
+    from kcel.k8s.rules.markerargs import MARKER, marker_lints
+
+    found = []
+    for folder in folders:
+        for path in sorted(Path(folder).glob("*.go")):
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue  # the derivation reports it
+            shown = str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
+            for number, line in enumerate(text.splitlines(), 1):
+                if MARKER in line:
+                    found += [Finding("error" if strict else "warning", lint.text(), shown, number, lint.start + 1,
+                                      rule=lint.lint, help=LINTS[lint.lint].finds)
+                              for lint in marker_lints(line)]  # fmt: skip
+    return found

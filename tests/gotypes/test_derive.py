@@ -213,3 +213,20 @@ def test_a_bad_rule_is_reported_inside_its_marker(bad_rule_tree: Path, output: s
     else:
         (shop,) = [r for r in json.loads(text) if r.get("crd") == "shops.shop.example.com"]
         assert not shop["valid"] and "sizee" in json.dumps(shop["errors"])
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_rule_cut_by_a_comma_is_linted_at_its_marker(tmp_path: Path, strict: bool) -> None:
+    from tests.gotypes.widget import RULE, write_widget
+
+    types = write_widget(tmp_path)
+    cut = f"rule={RULE} || self.replicas > 0"  # unquoted: controller-gen's grammar stops at the first comma
+    quoted = 'rule="' + RULE + '",message="replicas must not exceed maxReplicas"'
+    types.write_text(types.read_text().replace(quoted, cut.replace("> 0", "> 0 && [1].all(a, a > 0)")))
+    line = next(i for i, t in enumerate(types.read_text().splitlines(), 1) if "[1].all(a," in t)
+    result = _kcel("check", "-o", "github", *(["--strict"] if strict else []), "./...", cwd=tmp_path,
+                   env_cache=tmp_path / "none")  # fmt: skip
+    (lint,) = [a for a in result.stdout.splitlines() if "lint marker-comma" in a]
+    assert lint.startswith(f"::{'error' if strict else 'warning'} file=api/v1/widget_types.go,line={line},col=")
+    assert "quote it with backquotes: rule=`" in lint
+    assert result.returncode == 1  # controller-gen's own grammar error (`expected equals`) fails it either way

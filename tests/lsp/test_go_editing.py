@@ -1,5 +1,5 @@
 """`kcel lsp` on a Go API package as it is typed (pytest-lsp over stdio): a marker's rule checked in the CRD derived
-from the editor's text, with no CRD YAML anywhere (tests/lsp/gowidget.py); hover and completion inside the marker."""
+from the editor's text, with no CRD YAML anywhere (tests/gotypes/widget.py); hover and completion inside the marker."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ pytest.importorskip("tree_sitter_go", reason="the kcel[go] extra (tree-sitter-go
 from lsprotocol import types as lsp  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
-from tests.lsp.gowidget import RULE, write_widget  # noqa: E402
+from tests.gotypes.widget import RULE, write_widget  # noqa: E402
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "kcel.cli", "lsp"]))
@@ -61,12 +61,13 @@ async def test_a_field_typo_in_a_marker_is_found_as_it_is_typed(client: Language
 async def test_a_schema_bound_counts_in_the_cost_as_typed(client: LanguageClient, tmp_path: Path) -> None:
     path = write_widget(tmp_path)
     text, _ = await opened(client, path)
-    quadratic = 'self.items.all(x, self.items.all(y, x == y))'
-    edited = text.replace(RULE, quadratic).replace(
-        "\tMaxReplicas int32 `json:\"maxReplicas\"`", "\tMaxReplicas int32 `json:\"maxReplicas\"`\n\tItems []string `json:\"items\"`")
+    quadratic = "self.items.all(x, self.items.all(y, x == y))"
+    field = '\tMaxReplicas int32 `json:"maxReplicas"`'
+    edited = text.replace(RULE, quadratic).replace(field, field + '\n\tItems []string `json:"items"`')
     diagnostics = await changed(client, path, edited)
     assert any("exceeds budget" in d.message or "estimated rule cost" in d.message for d in diagnostics)
-    bounded = edited.replace("\tItems []string", "\t// +kubebuilder:validation:MaxItems=10\n\t// +kubebuilder:validation:items:MaxLength=10\n\tItems []string")
+    bounds = "\t// +kubebuilder:validation:MaxItems=10\n\t// +kubebuilder:validation:items:MaxLength=10\n"
+    bounded = edited.replace("\tItems []string", bounds + "\tItems []string")
     assert not [d for d in await changed(client, path, bounded, 3) if d.severity == lsp.DiagnosticSeverity.Error]
 
 

@@ -63,7 +63,7 @@ vim.cmd("qa!")
 @pytest.mark.skipif(shutil.which("nvim") is None, reason="no nvim on this machine (Debian: apt install neovim)")
 def test_neovim_shows_a_marker_typo_in_go_as_it_is_typed(tmp_path: Path) -> None:
     pytest.importorskip("tree_sitter_go", reason="the kcel[go] extra (tree-sitter-go) is not installed")
-    from tests.lsp.gowidget import RULE, write_widget
+    from tests.gotypes.widget import RULE, write_widget
 
     go_file = write_widget(tmp_path)
     lines = go_file.read_text(encoding="utf-8").splitlines()
@@ -79,5 +79,5 @@ def test_neovim_shows_a_marker_typo_in_go_as_it_is_typed(tmp_path: Path) -> None
     number, column, message = found.split(":", 2)
     assert "undefined field 'maxReplica'" in message
     assert int(number) == line
-    assert marker[int(column) :].startswith(".maxReplica\"")  # inside the rule: the `.` cel-go points at
+    assert marker[int(column) :].startswith('.maxReplica"')  # inside the rule: the `.` cel-go points at
     assert not list(tmp_path.rglob("*.yaml"))  # nothing regenerated

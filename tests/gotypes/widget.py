@@ -1,6 +1,6 @@
-"""A Go API package for the language server's tests (pytest-lsp and Neovim): a Widget kind whose Spec type has one
-XValidation marker, metav1 from a vendored stand-in (tests/gotypes/shop.py's), and no CRD YAML anywhere, so that
-what the editor shows comes from the Go text alone."""
+"""A Go API package for the tests of Go input (kcel check, the language server in pytest-lsp and Neovim): a Widget
+kind whose Spec type has one XValidation marker, metav1 from a vendored stand-in (tests/gotypes/shop.py's), and no
+CRD YAML anywhere, so that what is found comes from the Go text alone."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ FILES = {
     "go.mod": "module example.com/widgets\n\ngo 1.24\n\nrequire k8s.io/apimachinery v0.36.3\n",
     "vendor/modules.txt": "# k8s.io/apimachinery v0.36.3\n## explicit; go 1.24\nk8s.io/apimachinery/pkg/apis/meta/v1\n",
     f"vendor/{_META}/types.go": SHOP_SOURCES["gomodcache/k8s.io/apimachinery@v0.36.3/pkg/apis/meta/v1/types.go"],
-    "api/v1/groupversion_info.go": "// Package v1 holds the widget API.\n// +groupName=widgets.example.com\npackage v1\n",
+    "api/v1/groupversion_info.go": "// Package v1 holds the widget API.\n// +groupName=widgets.example.com\n"
+    "package v1\n",
     "api/v1/widget_types.go": WIDGET_TYPES,
 }
 
