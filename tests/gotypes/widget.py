@@ -1,6 +1,7 @@
 """A Go API package for the tests of Go input (kcel check, the language server in pytest-lsp and Neovim): a Widget
 kind whose Spec type has one XValidation marker, metav1 from a vendored stand-in (tests/gotypes/shop.py's), and no
-CRD YAML anywhere, so that what is found comes from the Go text alone."""
+CRD YAML unless asked for (then controller-gen v0.21.0's, tests/gotypes/golden/widget, in config/crd/bases, and a
+sample in config/samples: a kubebuilder project's tree)."""
 
 from __future__ import annotations
 
@@ -44,9 +45,28 @@ FILES = {
 }
 
 
-def write_widget(root: Path) -> Path:
-    """The package's files under `root`; the path of widget_types.go."""
-    for name, text in FILES.items():
+GOLDEN = Path(__file__).parent / "golden" / "widget"
+SAMPLE = """\
+apiVersion: widgets.example.com/v1
+kind: Widget
+metadata:
+  name: widget-sample
+spec:
+  replicas: 2
+  maxReplicas: 3
+"""
+
+
+def write_widget(root: Path, project: bool = False) -> Path:
+    """The package's files under `root` (with `project`, the generated CRD and a sample too); the path of
+    widget_types.go."""
+    files = dict(FILES)
+    if project:
+        files["config/crd/bases/widgets.example.com_widgets.yaml"] = (
+            GOLDEN / "widgets.example.com_widgets.yaml"
+        ).read_text()
+        files["config/samples/widget.yaml"] = SAMPLE
+    for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     return root / "api" / "v1" / "widget_types.go"
