@@ -11,46 +11,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = """
+START = """
 local config = { name = "kcel", cmd = { %(python)r, "-m", "kcel.cli", "lsp" }, root_dir = %(folder)r }
 if vim.lsp.start then vim.lsp.start(config) else vim.lsp.buf_attach_client(0, vim.lsp.start_client(config)) end
-vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 100)
-local lines = {}
-for _, d in ipairs(vim.diagnostic.get(0)) do
-  table.insert(lines, d.lnum .. ":" .. d.col .. ":" .. d.message:gsub("\\n.*", ""))
-end
-vim.fn.writefile(lines, %(out)r)
-vim.cmd("qa!")
 """
-
-
-@pytest.mark.skipif(shutil.which("nvim") is None, reason="no nvim on this machine (Debian: apt install neovim)")
-def test_neovim_shows_the_diagnostic_of_a_bad_rule(tmp_path: Path) -> None:
-    crd = tmp_path / "crd.yaml"
-    text = (ROOT / "examples" / "widget-crd.yaml").read_text(encoding="utf-8")
-    crd.write_text(text.replace('"self.replicas <= self.maxReplicas"', '"self.replicas <= "'), encoding="utf-8")
-    out, script = tmp_path / "diagnostics.txt", tmp_path / "read.lua"
-    script.write_text(SCRIPT % {"python": sys.executable, "folder": str(tmp_path), "out": str(out)}, encoding="utf-8")
-    subprocess.run(["nvim", "--headless", "--clean", str(crd), "-c", f"luafile {script}"], cwd=ROOT, timeout=60,
-                   capture_output=True, check=False)  # fmt: skip
-    (line,) = out.read_text(encoding="utf-8").splitlines()
-    number, _, message = line.split(":", 2)
-    assert "Syntax error" in message
-    assert 'self.replicas <= "' in crd.read_text(encoding="utf-8").splitlines()[int(number)]
-
-
-GO_SCRIPT = """
-local published = 0
-local shown = vim.lsp.handlers["textDocument/publishDiagnostics"]
-vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
-  published = published + 1
-  return shown(err, result, ctx, config)
-end
-local config = { name = "kcel", cmd = { %(python)r, "-m", "kcel.cli", "lsp" }, root_dir = %(folder)r }
-if vim.lsp.start then vim.lsp.start(config) else vim.lsp.buf_attach_client(0, vim.lsp.start_client(config)) end
-vim.wait(30000, function() return published > 0 end, 50)
-local lines = { "opened:" .. published .. ":" .. #vim.diagnostic.get(0) }
-vim.api.nvim_buf_set_lines(0, %(line)d, %(line)d + 1, false, { %(marker)r })
+READ = """
 vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 50)
 for _, d in ipairs(vim.diagnostic.get(0)) do
   table.insert(lines, d.lnum .. ":" .. d.col .. ":" .. d.message:gsub("\\n.*", ""))
@@ -58,6 +23,48 @@ end
 vim.fn.writefile(lines, %(out)r)
 vim.cmd("qa!")
 """
+SCRIPT = START + "local lines = {}\n" + READ
+
+
+def _nvim(tmp_path: Path, opened: Path, script: str, **values: object) -> list[str]:
+    """Neovim headless on a file, running a Lua script (START, then what the test does, then READ): the lines the
+    script wrote (`line:column:message` for each diagnostic)."""
+    out, lua = tmp_path / "diagnostics.txt", tmp_path / "script.lua"
+    values |= {"python": sys.executable, "folder": str(tmp_path), "out": str(out)}
+    lua.write_text(script % values, encoding="utf-8")
+    subprocess.run(["nvim", "--headless", "--clean", str(opened), "-c", f"luafile {lua}"], cwd=ROOT, timeout=90,
+                   capture_output=True, check=False)  # fmt: skip
+    return out.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="no nvim on this machine (Debian: apt install neovim)")
+def test_neovim_shows_the_diagnostic_of_a_bad_rule(tmp_path: Path) -> None:
+    crd = tmp_path / "crd.yaml"
+    text = (ROOT / "examples" / "widget-crd.yaml").read_text(encoding="utf-8")
+    crd.write_text(text.replace('"self.replicas <= self.maxReplicas"', '"self.replicas <= "'), encoding="utf-8")
+    (line,) = _nvim(tmp_path, crd, SCRIPT)
+    number, _, message = line.split(":", 2)
+    assert "Syntax error" in message
+    assert 'self.replicas <= "' in crd.read_text(encoding="utf-8").splitlines()[int(number)]
+
+
+GO_SCRIPT = (
+    """
+local published = 0
+local shown = vim.lsp.handlers["textDocument/publishDiagnostics"]
+vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
+  published = published + 1
+  return shown(err, result, ctx, config)
+end
+"""
+    + START
+    + """
+vim.wait(30000, function() return published > 0 end, 50)
+local lines = { "opened:" .. published .. ":" .. #vim.diagnostic.get(0) }
+vim.api.nvim_buf_set_lines(0, %(line)d, %(line)d + 1, false, { %(marker)r })
+"""
+    + READ
+)
 
 
 @pytest.mark.skipif(shutil.which("nvim") is None, reason="no nvim on this machine (Debian: apt install neovim)")
@@ -69,12 +76,7 @@ def test_neovim_shows_a_marker_typo_in_go_as_it_is_typed(tmp_path: Path) -> None
     lines = go_file.read_text(encoding="utf-8").splitlines()
     line = next(i for i, text in enumerate(lines) if RULE in text)
     marker = lines[line].replace("self.maxReplicas", "self.maxReplica")  # edited in the buffer, never saved
-    out, script = tmp_path / "diagnostics.txt", tmp_path / "edit.lua"
-    script.write_text(GO_SCRIPT % {"python": sys.executable, "folder": str(tmp_path), "out": str(out), "line": line,
-                                   "marker": marker}, encoding="utf-8")  # fmt: skip
-    subprocess.run(["nvim", "--headless", "--clean", str(go_file), "-c", f"luafile {script}"], cwd=ROOT, timeout=90,
-                   capture_output=True, check=False)  # fmt: skip
-    opened, found = out.read_text(encoding="utf-8").splitlines()
+    opened, found = _nvim(tmp_path, go_file, GO_SCRIPT, line=line, marker=marker)
     assert opened == "opened:1:0"  # published once, nothing wrong with the package as written
     number, column, message = found.split(":", 2)
     assert "undefined field 'maxReplica'" in message
