@@ -18,7 +18,24 @@ _WHITESPACE = " \t\n\r"
 
 
 class MarkerSyntaxError(ValueError):
-    """Arguments the marker grammar rejects (controller-gen's message)."""
+    """Arguments the marker grammar rejects (controller-gen's message; the reason without its place, and the
+    offset in the arguments it was found at, when the scanner found it)."""
+
+    def __init__(self, message: str, reason: str = "", offset: int = -1) -> None:
+        super().__init__(message)
+        self.reason, self.offset = reason or message, offset
+
+
+@dataclass(frozen=True)
+class ArgumentReading:
+    """How one `name=value` of a marker was read: where its value is in the arguments, whether it was a Go string
+    (quoted or raw), and for a bare one the delimiter that ended it ("" at the end)."""
+
+    name: str
+    start: int
+    end: int
+    quoted: bool
+    stop: str
 
 
 @dataclass(frozen=True)
@@ -41,6 +58,7 @@ class _Scanner:
         self.token = ""
         self.numbers = True
         self.errors: list[str] = []
+        self.failures: list[tuple[str, int]] = []  # (reason, offset) of each error
 
     def peek(self) -> str:
         return self.text[self.pos] if self.pos < len(self.text) else EOF
@@ -52,6 +70,7 @@ class _Scanner:
 
     def error(self, message: str) -> None:
         self.errors.append(f"{message} (at <input>:1:{self.pos + 1})")
+        self.failures.append((message, self.pos))
 
     def scan(self) -> str:
         """The next token's kind: ident, int, float, string, rawstring, EOF, or the character itself."""
@@ -131,9 +150,11 @@ def go_quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def parse_arguments(fields: str, arguments: dict[str, Argument]) -> tuple[Any, dict[str, list[int]]]:
+def parse_arguments(fields: str, arguments: dict[str, Argument],
+                    readings: list[ArgumentReading] | None = None) -> tuple[Any, dict[str, list[int]]]:  # fmt: skip
     """A marker's value from the text after its name (`rule="...",message="..."`, `=5`, or nothing), and the
-    offset in `fields` of each character of each string argument.
+    offset in `fields` of each character of each string argument; `readings`, when given, gets how each named
+    argument was read (up to an error too).
 
     Raises:
         MarkerSyntaxError: the first error, as controller-gen words it.
@@ -157,7 +178,12 @@ def parse_arguments(fields: str, arguments: dict[str, Argument]) -> tuple[Any, d
                     scanner.error(f"unknown argument {go_quote(name)}")
                     break
                 seen.add(name)
+                start = len(fields) - len(fields[scanner.pos :].lstrip(_WHITESPACE))
+                quoted = fields[start : start + 1] in ('"', "`")
                 value[name] = _parse(arguments[name], scanner, positions, name, in_slice=False)
+                if readings is not None:
+                    readings.append(ArgumentReading(name, start, scanner.pos, quoted,
+                                                    "" if quoted else scanner.peek_no_space()))  # fmt: skip
                 if scanner.errors or scanner.peek() == EOF:
                     break
                 if not scanner.expect(",", "comma"):
@@ -168,7 +194,7 @@ def parse_arguments(fields: str, arguments: dict[str, Argument]) -> tuple[Any, d
         if name not in seen and not argument.optional:
             scanner.error(f"missing argument {go_quote(name)}")
     if scanner.errors:
-        raise MarkerSyntaxError(scanner.errors[0])
+        raise MarkerSyntaxError(scanner.errors[0], *scanner.failures[0])
     return value, positions
 
 

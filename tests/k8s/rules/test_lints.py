@@ -104,7 +104,7 @@ def test_an_unquoted_rule_with_a_comma_is_cut_there_as_controller_gen_reads_it()
     line = MARKER + 'rule=self.all(a, a > 0),message="must be positive"'
     (found,) = marker_lints(line)
     assert line[found.start] == "," and line[: found.start].endswith("self.all(a")
-    assert "reads rule as 'self.all(a'" in found.message and "expected equals, got '>'" in found.message
+    assert "reads rule as 'self.all(a'" in found.message and 'expected equals, got ">"' in found.message
     corrected = fixed_marker(line, found.fix)
     assert corrected == MARKER + 'rule=`self.all(a, a > 0)`,message="must be positive"'
     assert marker_lints(corrected) == []
