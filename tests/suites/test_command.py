@@ -74,8 +74,8 @@ def test_the_readme_example_and_its_output(
 def test_the_pre_commit_hooks_run_kcel_commands() -> None:
     yaml = pytest.importorskip("yaml")
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
-    assert [hook["id"] for hook in hooks] == ["kcel-check", "kcel-validate", "kcel-test"]
+    assert [hook["id"] for hook in hooks] == ["kcel-check", "kcel-check-go", "kcel-validate", "kcel-test"]
     for hook in hooks:
         assert {"id", "name", "entry", "language"} <= set(hook) and hook["language"] == "python"
-        assert hook["entry"] == "kcel " + hook["id"].removeprefix("kcel-")
-    assert hooks[2]["pass_filenames"] is False  # kcel test finds its suites itself
+        assert hook["entry"] == "kcel " + hook["id"].removeprefix("kcel-").removesuffix("-go")
+    assert hooks[-1]["pass_filenames"] is False  # kcel test finds its suites itself
