@@ -267,12 +267,15 @@ def field_places(report: Any) -> list[str]:
     return list(dict.fromkeys(places))
 
 
-def crd_findings(crd: Any, errors: Any, warnings: Any) -> list[Finding]:
+def crd_findings(crd: Any, errors: Any, warnings: Any, lead: Any = None) -> list[Finding]:
     """`kcel check`: each error of a CRD on the line (and column) of the field it names, and on the Go marker's line
-    when the rule came from one; warnings on the CRD."""
+    when the rule came from one; warnings on the CRD. `lead(error)`: the line to show before the API server's text
+    (its cause, kcel.k8s.surfaces.hints), or None."""
     found = []
     for error in errors:
         text = f"{crd.name}: {error.cause()['field']}: {error.cause()['message']}"
+        first = lead(error) if lead is not None else None
+        text = f"{first}\n\n{text}" if first else text
         file, line, column = crd_place(crd, error.field, error.cause()["message"])
         place = crd_rule_marker(crd, error.field)
         found.append(Finding("error", text + _marker_note(place), file, line, column, rule="crd-rejected"))

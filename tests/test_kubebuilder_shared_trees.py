@@ -158,7 +158,8 @@ def test_a_patched_bad_rule_and_a_bad_sample_are_red_at_their_lines(
     ), out
     assert main(["check", "-o", "github", "config/"]) == 1
     (annotation,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
-    assert annotation.startswith(f"::error file={patch},line={rule_line},col={column},title=kcel::jobsets.jobset")
+    assert annotation.startswith(f"::error file={patch},line={rule_line},col={column},title=kcel::Syntax error: ")
+    assert "%0A%0Ajobsets.jobset.x-k8s.io: spec.validation" in annotation  # the cause first, then the API's text
     assert main(["check", "-o", "sarif", "config/"]) == 1
     (result,) = [r for r in sarif_results(capsys.readouterr().out) if r[0] == "crd-rejected"]  # none twice
     assert result[:4] == ("crd-rejected", patch, rule_line, column) and "Syntax error" in result[4]

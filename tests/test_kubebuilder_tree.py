@@ -99,11 +99,11 @@ def test_a_bad_rule_and_a_bad_sample_are_reported_on_their_files(
     ) in capsys.readouterr().out.splitlines()
     assert main(["check", "-o", "github", "config"]) == 1
     on_yaml, on_go = capsys.readouterr().out.splitlines()
-    assert on_yaml.startswith(
-        f"::error file={bases},line={rule_line},col={column},title=kcel::widgets.example.com: spec."
-    )
-    assert "Syntax error" in on_yaml and on_yaml.endswith("(the marker at api/v1/widget_types.go:5)")
-    assert on_go.startswith("::error file=api/v1/widget_types.go,line=5,title=kcel::widgets.example.com: spec.")
+    cause = "title=kcel::Syntax error: mismatched input '<EOF>'"  # the cause first, then the API server's text
+    assert on_yaml.startswith(f"::error file={bases},line={rule_line},col={column},{cause}")
+    assert "%0A%0Awidgets.example.com: spec." in on_yaml
+    assert on_yaml.endswith("(the marker at api/v1/widget_types.go:5)")
+    assert on_go.startswith(f"::error file=api/v1/widget_types.go,line=5,{cause}")
     assert main(["check", "-o", "sarif", "config"]) == 1
     on_yaml_result, on_go_result = sarif_results(capsys.readouterr().out)
     assert on_yaml_result[:4] == ("crd-rejected", bases, rule_line, column) and "Syntax error" in on_yaml_result[4]

@@ -285,9 +285,27 @@ def _check_one(crd: Any, args: argparse.Namespace, emit: Any, cases: list[Any]) 
         message = field.invalid_status_message(CRD_KIND, crd.name, check.errors) if check.errors else ""
         _print_check(report, message, annotations.error_places(crd, check.errors), lints)
     else:
-        emit(annotations.crd_findings(crd, check.errors, report["warnings"]))
+        emit(annotations.crd_findings(crd, check.errors, report["warnings"], _leads(crd, check, args.k8s_version)))
         emit(lint.finding() for lint in lints)
     return report
+
+
+def _leads(crd: Any, check: Any, version: str | None) -> Any:
+    """What each error's annotation leads with: its cause, `did you mean` among the CRD's fields and functions, the
+    versions that have a function, the bound that brings a rule under the cost limit (kcel.k8s.surfaces.hints)."""
+    from kcel.k8s.rules.explain import bound_fix
+    from kcel.k8s.surfaces.hints import lead, schema_fields
+
+    schemas = [crd.validation, *(v.schema for v in crd.versions)]
+    fields = [name for schema in schemas for name in schema_fields(schema)]
+    costs = {str(cost.path): cost for cost in check.costs}
+
+    def first(error: Any) -> str | None:
+        message = error.cause()["message"]
+        cost = costs.get(str(error.field)) if "exceeds budget" in message else None
+        return lead(message, "crd", version, fields, bound_fix(cost) if cost is not None else None)
+
+    return first
 
 
 def _lints(crd: Any, checks: dict[str, Any], args: argparse.Namespace) -> list[Any]:

@@ -206,10 +206,13 @@ def _check(analysis: Analysis, index: int, offset: int, root: Node, value: Mappi
 
 def crd_errors(analysis: Analysis, index: int, value: Mapping[str, Any],
                k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:  # fmt: skip
-    """The API server's errors and warnings on a CRD (document `index` of the analysis), by field path; its rules'
-    costs and lints recorded in the analysis (lints at the characters of its expressions)."""
+    """The API server's errors and warnings on a CRD (document `index` of the analysis), by field path, each led by
+    its cause and the fix where one is known (kcel.k8s.surfaces.hints); its rules' costs and lints recorded in the
+    analysis (lints at the characters of its expressions)."""
     from kcel.annotations import crd_elements
     from kcel.k8s.crds.crd import check_crd, crds_of
+    from kcel.k8s.rules.explain import bound_fix
+    from kcel.k8s.surfaces.hints import lead, schema_fields, with_lead
 
     try:
         (crd,) = crds_of([dict(value)])
@@ -219,8 +222,26 @@ def crd_errors(analysis: Analysis, index: int, value: Mapping[str, Any],
     for cost in check.costs:
         analysis.costs[(index, steps(fe.Path(crd_elements(crd, cost.path))))] = cost
     _crd_lints(analysis, index, crd, check)
-    found = [(fe.Path(crd_elements(crd, e.field)), e.cause()["message"], "error") for e in check.errors]
+    fields = [name for schema in _version_schemas(value) for name in schema_fields(schema)]
+    found = []
+    for e in check.errors:
+        path = fe.Path(crd_elements(crd, e.field))
+        message = e.cause()["message"]
+        rule_cost = analysis.costs.get((index, steps(path))) if "exceeds budget" in message else None
+        fix = bound_fix(rule_cost) if rule_cost is not None else None
+        found.append((path, with_lead(message, lead(message, "crd", k8s_version, fields, fix)), "error"))
     return found + [(fe.Path(), warning, "warning") for warning in check.warnings]
+
+
+def _version_schemas(value: Mapping[str, Any]) -> list[Any]:
+    """The openAPIV3Schema of each version of a CRD document (and the one `spec.validation` shares)."""
+    spec = value.get("spec")
+    if not isinstance(spec, Mapping):
+        return []
+    found = [(v.get("schema") or {}).get("openAPIV3Schema") for v in spec.get("versions") or ()
+             if isinstance(v, Mapping) and isinstance(v.get("schema"), Mapping)]  # fmt: skip
+    validation = spec.get("validation")
+    return found + ([validation.get("openAPIV3Schema")] if isinstance(validation, Mapping) else [])
 
 
 def _crd_lints(analysis: Analysis, index: int, crd: Any, check: Any) -> None:
@@ -243,7 +264,19 @@ def _policy_errors(value: Mapping[str, Any], k8s_version: str | None) -> list[tu
     from kcel.k8s.admission import PolicySet
 
     policies = PolicySet.from_manifests([value], k8s_version=k8s_version)
-    return [_located(problem.partition("document 0: ")[2] or problem, "error") for problem in policies.problems]
+    found = [_located(problem.partition("document 0: ")[2] or problem, "error") for problem in policies.problems]
+    return _led(found, value, k8s_version)
+
+
+def _led(found: list[tuple[fe.Path, str, str]], value: Mapping[str, Any],
+         k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:  # fmt: skip
+    """Each error led by its cause (kcel.k8s.surfaces.hints), in the environment of the object's expressions."""
+    from kcel.k8s.surfaces.catalog import environment_name
+    from kcel.k8s.surfaces.hints import lead, with_lead
+
+    environment = environment_name(value)
+    return [(path, with_lead(message, lead(message, environment, k8s_version)), severity)
+            for path, message, severity in found]  # fmt: skip
 
 
 def _surface_errors(value: Mapping[str, Any], k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:
@@ -254,7 +287,8 @@ def _surface_errors(value: Mapping[str, Any], k8s_version: str | None) -> list[t
     if check is None:
         return []
     checked = check(value, "", k8s_version or NEWEST)
-    return [_located(e, "error") for e in checked.errors] + [_located(w, "warning") for w in checked.warnings]
+    found = [_located(e, "error") for e in checked.errors] + [_located(w, "warning") for w in checked.warnings]
+    return _led(found, value, k8s_version)
 
 
 def _located(message: str, severity: str) -> tuple[fe.Path, str, str]:

@@ -296,8 +296,8 @@ def _field_items(ls: KcelServer, analysis: Analysis, expression: Expression, roo
                  uri: str) -> list[lsp.CompletionItem]:  # fmt: skip
     """The fields after `request.`, `namespaceObject.metadata.`, `variables.` (the policy's own variables)...: the
     declared types of the expression's environment."""
+    from kcel.k8s.surfaces.catalog import environment_name
     from kcel.k8s.surfaces.environments import environment
-    from kcel.lsp.functions import environment_name
 
     document = analysis.documents[expression.document][2]
     if root == "variables" and not chain and isinstance(document, Mapping):
@@ -328,7 +328,7 @@ def _field_items(ls: KcelServer, analysis: Analysis, expression: Expression, roo
 
 
 def _function_items(ls: KcelServer, analysis: Analysis, expression: Expression, uri: str) -> list[lsp.CompletionItem]:
-    from kcel.lsp.functions import MACROS, environment_name, functions, signature
+    from kcel.k8s.surfaces.catalog import MACROS, environment_name, functions, signature
 
     name = environment_name(analysis.documents[expression.document][2])
     found = functions(name, version_for(uri, ls.default_version))
@@ -340,7 +340,7 @@ def _function_items(ls: KcelServer, analysis: Analysis, expression: Expression, 
 @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
 def signature_help(ls: KcelServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
     """The overloads of the call the cursor is in, and which argument it is at."""
-    from kcel.lsp.functions import environment_name, functions, signature
+    from kcel.k8s.surfaces.catalog import environment_name, functions, signature
 
     _, analysis, at, expression = _under_cursor(ls, params.text_document.uri, params.position)
     character = expression.character_at(at) if expression is not None else None
@@ -392,8 +392,8 @@ def _subexpression_type(ls: KcelServer, analysis: Analysis, expression: Expressi
     """`self.spec.replicas`: `int`: the smallest subexpression under the cursor and the type the checker gave it (in
     the rule's own environment, its schema typing `self`, for a CRD rule)."""
     from kcel.errors import CompileError
+    from kcel.k8s.surfaces.catalog import environment_name
     from kcel.k8s.surfaces.environments import environment
-    from kcel.lsp.functions import environment_name
     from kcel.parser.ast import walk
 
     character = expression.character_at(at)
@@ -421,7 +421,7 @@ def _subexpression_type(ls: KcelServer, analysis: Analysis, expression: Expressi
 
 def _function_at(ls: KcelServer, analysis: Analysis, expression: Expression, at: int, uri: str) -> str | None:
     """A function's signatures, and the Kubernetes versions that have it, when the cursor is on its name."""
-    from kcel.lsp.functions import environment_name, functions, signature, versions_text, versions_with
+    from kcel.k8s.surfaces.catalog import environment_name, functions, signature, versions_text, versions_with
 
     character = expression.character_at(at)
     if character is None:

@@ -97,6 +97,14 @@ def explain(cost: ExpressionCost, limit: int = STATIC_ESTIMATED_COST_LIMIT) -> E
     return Explanation(cost, bounds, together, limit)
 
 
+def bound_fix(cost: ExpressionCost, limit: int = STATIC_ESTIMATED_COST_LIMIT) -> str | None:
+    """The one schema bound that brings an expression under the limit, said for its author
+    (`spec.items (no maxItems: ...) runs the rule once per element; maxItems: 10 or less brings it under the limit`);
+    None when no single bound does."""
+    fixes = [b for b in explain(cost, limit).bounds if b.suggestion is not None and b.suggestion < _NO_LIMIT]
+    return fixes[0].describe(over=True) if fixes else None
+
+
 @dataclass(frozen=True)
 class _Candidate:
     """A bound before its suggestion is found: how its size enters the cost model, and what Bound reports."""

@@ -1,5 +1,6 @@
-"""The functions and macros an expression can call where it is (a CRD rule, a policy...), at a Kubernetes version:
-for completion, signature help and hover, with the versions that have each function."""
+"""The functions and macros an expression can call where it is (a CRD rule, a policy...), at a Kubernetes version,
+with the versions that have each function: for the editor's completion, signature help and hover, and for the hints
+that follow an error (`did you mean`, the first version that has a function)."""
 
 from __future__ import annotations
 
