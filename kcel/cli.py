@@ -116,8 +116,8 @@ def _commands() -> dict[str, tuple[str, str, Configure]]:
                  _configured_by("kcel.suites.command")),
         "serve": (
             "run an admission webhook that enforces Validating- and MutatingAdmissionPolicies",
-            "examples:\n  kcel serve --policies examples/admission/policies --cert tls.crt --key tls.key\n"
-            "  kcel serve --policies policies/ --insecure-http --port 8080   # local testing only\n",
+            "examples:\n  kcel serve --policy examples/admission/policies --cert tls.crt --key tls.key\n"
+            "  kcel serve --policy policies/ --insecure-http --port 8080   # local testing only\n",
             _configured_by("kcel.webhook.command"),
         ),
         "repl": ("author policy expressions interactively (types, costs, explanations)",

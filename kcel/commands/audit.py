@@ -39,6 +39,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="Validating and MutatingAdmissionPolicies with their bindings")  # fmt: skip
     parser.add_argument("--params", action="append", default=[], metavar="FILE|DIR",
                         help="param objects not in the snapshot")  # fmt: skip
+    # kcel serve's former spellings, read everywhere so that one command line moves between the commands.
+    parser.add_argument("--policies", action="append", dest="policy", help=argparse.SUPPRESS)
+    parser.add_argument("--resources", action="append", dest="params", help=argparse.SUPPRESS)
     parser.add_argument("--crd", action="append", default=[], metavar="FILE|DIR",
                         help="new CRDs (or new versions of installed ones)")  # fmt: skip
     parser.add_argument("--user", default="kcel-audit", help="the requesting user's name (default kcel-audit)")

@@ -120,7 +120,7 @@ def running(tmp_path: Path, *options: str, open_files: int | None = None) -> Ite
     port = free_port()
     log = tmp_path / "server.log"
     command = [
-        sys.executable, "-m", "kcel.webhook", "--policies", str(POLICIES), "--resources", str(RESOURCES),
+        sys.executable, "-m", "kcel.webhook", "--policy", str(POLICIES), "--params", str(RESOURCES),
         "--cert", str(tmp_path / "tls.crt"), "--key", str(tmp_path / "tls.key"), "--host", "127.0.0.1",
         "--port", str(port), "--shutdown-delay", "0", *options,
     ]  # fmt: skip

@@ -108,7 +108,7 @@ def running(tmp_path: Path, policies: Path, *options: str) -> Iterator[Server]:
     port = free_port()
     log = tmp_path / "server.log"
     command = [
-        sys.executable, "-m", "kcel.webhook", "--policies", str(policies), "--resources", str(RESOURCES),
+        sys.executable, "-m", "kcel.webhook", "--policy", str(policies), "--params", str(RESOURCES),
         "--cert", str(certs / "tls.crt"), "--key", str(certs / "tls.key"), "--host", "127.0.0.1",
         "--port", str(port), "--workers", "2", "--log-level", "info", "--shutdown-delay", "0", *options,
     ]  # fmt: skip

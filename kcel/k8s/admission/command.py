@@ -35,8 +35,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", action="append", default=[], metavar="FILE|DIR", help="policies (and bindings)")
     parser.add_argument("--binding", action="append", default=[], metavar="FILE|DIR", help="policy bindings")
     parser.add_argument(
-        "--params", action="append", default=[], metavar="DIR", help="param objects, Namespaces and CRDs"
+        "--params", action="append", default=[], metavar="FILE|DIR", help="param objects, Namespaces and CRDs"
     )
+    # kcel serve's former spellings, read everywhere so that one command line moves between the commands.
+    parser.add_argument("--policies", action="append", dest="policy", help=argparse.SUPPRESS)
+    parser.add_argument("--resources", action="append", dest="params", help=argparse.SUPPRESS)
     parser.add_argument("--rbac", action="append", default=[], metavar="DIR", help="RBAC objects for `authorizer`")
     parser.add_argument(
         "--schema", action="append", default=[], metavar="FILE",
