@@ -29,6 +29,7 @@ exit status: 0 nothing would be denied, fail or break; 1 something would (or cou
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from kcel.k8s.admission.served import add_runtime_config_option
     from kcel.k8s.environment import add_version_option
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -49,6 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="the user's groups (repeatable; default system:authenticated, which every "
                         "authenticated user has)")  # fmt: skip
     add_version_option(parser)
+    add_runtime_config_option(parser)
     parser.add_argument("--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",
                         help="worker processes (default: one per CPU)")  # fmt: skip
     parser.add_argument("--output", "-o", choices=("text", "json", "policyreport"), default="text",
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         changes = _changes(new_crds, installed, args.k8s_version)
         plan = Plan(tuple(args.policy), tuple(resources) + tuple(new_crds), tuple(args.params), tuple(new_crds),
                     args.k8s_version, args.user, tuple(args.group or ["system:authenticated"]),
-                    keep=args.output == "policyreport")  # fmt: skip
+                    keep=args.output == "policyreport", runtime_config=tuple(args.runtime_config))  # fmt: skip
         with Progress(None, "objects") as progress:
             summary, more = scan(files, plan, args.jobs, progress.advance)
     problems += more

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kcel.k8s.admission.served import add_runtime_config_option
 from kcel.k8s.environment import add_version_option
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     files.add_argument("--policies", action="append", dest="policy", help=argparse.SUPPRESS)
     files.add_argument("--resources", action="append", dest="params", help=argparse.SUPPRESS)
     add_version_option(files)
+    add_runtime_config_option(files)
     tls = parser.add_argument_group("TLS")
     tls.add_argument("--cert", metavar="FILE", help="PEM certificate chain (reloaded when it changes)")
     tls.add_argument("--key", metavar="FILE", help="PEM private key (reloaded when it changes)")
@@ -196,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
     return serve(
         args.policy, args.params, host=args.host, port=args.port, settings=settings, tls=tls,
         k8s_version=args.k8s_version, workers=args.workers, limits=limits_from(args),
+        runtime_config=args.runtime_config,
     )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kcel.k8s.admission.served import add_runtime_config_option
 from kcel.k8s.environment import add_version_option
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_request_options(parser)
     add_version_option(parser, several=True)
+    add_runtime_config_option(parser)
     parser.add_argument(
         "--verbose",
         "-v",
@@ -102,7 +104,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         versions = requested_versions(args.k8s_version)
         policies = PolicySet.load([*args.policy, *args.binding], resources=args.params, schemas=args.schema,
-                                  k8s_version=versions[0] if versions else None)  # fmt: skip
+                                  k8s_version=versions[0] if versions else None,
+                                  runtime_config=args.runtime_config)  # fmt: skip
     except ValueError as err:  # an unknown --k8s-version, a broken .kcel.yaml
         raise UsageError(str(err)) from None
     authorizer = rbac_authorizer(args.rbac)
@@ -146,7 +149,7 @@ def _at_each(args: argparse.Namespace, policies: PolicySet, authorizer: Any, ver
     for version in versions:
         if version != versions[0]:
             policies = PolicySet.load([*args.policy, *args.binding], resources=args.params, schemas=args.schema,
-                                      k8s_version=version)  # fmt: skip
+                                      k8s_version=version, runtime_config=args.runtime_config)  # fmt: skip
         records, found = _admit_all(args, policies, authorizer, show=False)
         problems += [problem for problem in [*policies.problems, *found] if problem not in problems]
         answers[version] = [
