@@ -4,9 +4,11 @@ default user, versions as people write them."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 import kcel
 from kcel.cli import build_parser, main
@@ -111,3 +113,85 @@ def test_admit_refuses_a_beta_api_unless_assumed_on(tmp_path: Path, capsys: pyte
     assert main([*argv, "--runtime-config", "admissionregistration.k8s.io/v1beta1=true"]) == 0
     assert "+    team: a" in capsys.readouterr().out  # the diff of the mutated object
     assert "invalid --runtime-config entry 'v1beta1'" in _usage_error([*argv, "--runtime-config", "v1beta1"], capsys)
+
+
+def _policy(expression: str) -> str:
+    """A ValidatingAdmissionPolicy on Deployments denying what fails `expression`, and its binding."""
+    return f"""\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {{name: who}}
+spec:
+  matchConstraints:
+    resourceRules: [{{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}}]
+  validations: [{{expression: {json.dumps(expression)}, messageExpression: "'sent by ' + request.userInfo.username"}}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {{name: who}}
+spec: {{policyName: who, validationActions: [Deny]}}
+"""
+
+
+DEPLOYMENT = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: team-a}\n"
+TEAM_A = "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {team: a}}\n"
+
+
+def test_every_command_sends_the_same_default_user(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """kcel admit sent no username (a match on `request.userInfo.username` failed with `no such key`), kcel audit
+    `kcel-audit`: both send kcel-user, in system:authenticated, unless told otherwise."""
+    (tmp_path / "policy.yaml").write_text(_policy("request.userInfo.username == 'kcel-user' && "
+                                                  "'system:authenticated' in request.userInfo.groups"))  # fmt: skip
+    (tmp_path / "deployment.yaml").write_text(DEPLOYMENT)
+    (tmp_path / "team-a.yaml").write_text(TEAM_A)
+    admit = ["admit", "--policy", str(tmp_path / "policy.yaml"), "--params", str(tmp_path / "team-a.yaml")]
+    assert main([*admit, str(tmp_path / "deployment.yaml")]) == 0
+    assert main([*admit, "--user", "alice", str(tmp_path / "deployment.yaml")]) == 1
+    assert "sent by alice" in capsys.readouterr().out
+    snapshot = tmp_path / "snapshot.yaml"
+    snapshot.write_text(DEPLOYMENT + "---\n" + TEAM_A)
+    assert main(["audit", "--policy", str(tmp_path / "policy.yaml"), "-j", "1", str(snapshot)]) == 0
+    assert main(["audit", "--policy", str(tmp_path / "policy.yaml"), "-j", "1", "--user", "bob", str(snapshot)]) == 1
+
+
+def test_a_suite_names_the_user_of_its_cases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`user:` (and `groups:`) at the top of a suite is every case's that gives none; without it, kcel-user."""
+    (tmp_path / "policy.yaml").write_text(_policy("request.userInfo.username != 'alice'"))
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
+    suites = [
+        {"policies": "policy.yaml", "user": "alice", "base": deployment,
+         "cases": [{"name": "the suite's user", "expect": {"allowed": False, "message": "sent by alice"}},
+                   {"name": "a case's own", "user": "bob", "expect": "allowed"}]},
+        {"policies": "policy.yaml", "base": deployment,
+         "cases": [{"name": "the default user", "expect": {"allowed": True}}]},
+    ]  # fmt: skip
+    (tmp_path / "who.kcel-test.yaml").write_text(yaml.safe_dump_all(suites))
+    assert main(["test", str(tmp_path)]) == 0, capsys.readouterr().out
+    suites[1]["cases"][0]["expect"] = {"allowed": False}  # the default user is named: this case must fail
+    suites[1]["policies"] = "default-user.yaml"
+    (tmp_path / "default-user.yaml").write_text(_policy("request.userInfo.username != 'kcel-user'"))
+    (tmp_path / "who.kcel-test.yaml").write_text(yaml.safe_dump_all(suites))
+    assert main(["test", str(tmp_path)]) == 0, capsys.readouterr().out
+
+
+def test_a_namespace_not_given_is_said_to_be_assumed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A namespace no Namespace object was given for gets only its kubernetes.io/metadata.name label: said, in
+    kcel admit (not given in --params) and kcel audit (not in the snapshot)."""
+    (tmp_path / "policy.yaml").write_text(_policy("true"))
+    (tmp_path / "deployment.yaml").write_text(DEPLOYMENT)
+    (tmp_path / "team-a.yaml").write_text(TEAM_A)
+    admit = ["admit", "--policy", str(tmp_path / "policy.yaml"), str(tmp_path / "deployment.yaml")]
+    assert main(admit) == 0
+    assumed = (
+        "Namespace 'team-a' is not among the objects given: assumed to exist with only the label "
+        "kubernetes.io/metadata.name=team-a (give its Namespace object with --params for its other labels)"
+    )
+    assert f"warning: {assumed}" in capsys.readouterr().err
+    assert main([*admit, "--params", str(tmp_path / "team-a.yaml")]) == 0
+    assert "Namespace 'team-a'" not in capsys.readouterr().err
+    assert main(["audit", "--policy", str(tmp_path / "policy.yaml"), "-j", "1", str(tmp_path / "deployment.yaml")]) == 0
+    assert "warning: Namespace 'team-a' is not in the snapshot (nor --params): assumed to exist with only the label " \
+           "kubernetes.io/metadata.name=team-a" in capsys.readouterr().err  # fmt: skip
+    audit = ["audit", "--policy", str(tmp_path / "policy.yaml"), "-j", "1", "--params", str(tmp_path / "team-a.yaml")]
+    assert main([*audit, str(tmp_path / "deployment.yaml")]) == 0
+    assert "Namespace 'team-a'" not in capsys.readouterr().err

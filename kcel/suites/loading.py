@@ -21,11 +21,13 @@ import copy
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from kcel.k8s import field as fe
+from kcel.k8s.admission.identity import DEFAULT_USER
 from kcel.k8s.environment import NEWEST, server_version
 from kcel.k8s.manifests.decoding import Document, decode_documents
 from kcel.k8s.manifests.files import is_suite, manifest_files
@@ -58,8 +60,9 @@ SUBJECTS = {
 }  # fmt: skip
 COMMON_KEYS = ("k8sVersion", "base", "cases")
 SUITE_KEYS = {
-    CRD: ("crds", *COMMON_KEYS), ADMISSION: ("policies", "params", "namespaces", "rbac", *COMMON_KEYS),
-    WEBHOOKS: ("webhooks", "namespaces", "rbac", *COMMON_KEYS), DEVICES: ("devices", *COMMON_KEYS),
+    CRD: ("crds", *COMMON_KEYS), DEVICES: ("devices", *COMMON_KEYS),
+    ADMISSION: ("policies", "params", "namespaces", "rbac", "user", "groups", *COMMON_KEYS),
+    WEBHOOKS: ("webhooks", "namespaces", "rbac", "user", "groups", *COMMON_KEYS),
     AUTHENTICATION: ("authentication", "k8sVersion", "cases"), AUTHORIZATION: ("authorization", "k8sVersion", "cases"),
 }  # fmt: skip
 REQUEST_CASE_KEYS = (
@@ -169,6 +172,10 @@ def read_suite(value: Any, where: Where) -> Suite:
     if doc.has("base"):
         base = attempt(errors, _claim if kind == DEVICES else _object, doc, "base", folder) or UNREADABLE_BASE
     cases = _cases(doc, kind, base, folder, errors)
+    if kind in (ADMISSION, WEBHOOKS):
+        identity = attempt(errors, lambda: (doc.string("user"), doc.strings("groups")))
+        user, groups = identity if identity is not None else (None, None)
+        cases = tuple(replace(c, user=c.user or user or DEFAULT_USER, groups=c.groups or groups or ()) for c in cases)
     raise_every(errors)
     assert inputs is not None and versions is not None
     return Suite(where, kind, cases, versions, **inputs)

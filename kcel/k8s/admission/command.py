@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kcel.k8s.admission.identity import AUTHENTICATED, DEFAULT_USER, authenticated_groups
 from kcel.k8s.admission.served import add_runtime_config_option
 from kcel.k8s.environment import add_version_option
 
@@ -72,8 +73,14 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
     """The options that make an admission request of an object: `kcel admit`'s and `kcel match-webhooks`'."""
     parser.add_argument("--old", metavar="OLD.yaml", help="the objects before the update")
     parser.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE", "CONNECT"), type=str.upper)
-    parser.add_argument("--user", default="", help="the requesting user's name")
-    parser.add_argument("--group", action="append", default=[], help="the user's groups (repeatable)")
+    parser.add_argument(
+        "--user",
+        default=DEFAULT_USER,
+        help=f"the requesting user's name (default {DEFAULT_USER}, the same in every command)",
+    )
+    parser.add_argument("--group", action="append", default=[],
+                        help=f"the user's groups (repeatable; {AUTHENTICATED} is always added, as the API server adds "
+                        "it for any authenticated user)")  # fmt: skip
     parser.add_argument(
         "--namespace", "-n", help="the namespace of namespaced objects (default: their own, else default)"
     )
@@ -113,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
         return _at_each(args, policies, authorizer, versions)
     records, problems = _admit_all(args, policies, authorizer, show=args.output == "text")
     problems = [*policies.problems, *problems]
-    warnings = list(policies.warnings)
+    warnings = [*policies.warnings, *assumed_namespaces(records, policies)]
     for record in records:
         if not record["applied"]:
             warnings.append(f"{record['source']}: no policy applied to {_target(record)} (kcel admit -v says why)")
@@ -264,9 +271,9 @@ def request_for(args: argparse.Namespace, obj: Any, old: Any, crds: Any = ()) ->
     """The AdmissionReview request the options describe (an authenticated user: `system:authenticated` added)."""
     from kcel.k8s.admission.request import request_from_objects
 
-    groups = list(dict.fromkeys([*args.group, "system:authenticated"]))
     return request_from_objects(
-        obj, old, operation=args.operation, user=args.user, groups=groups, namespace=args.namespace,
+        obj, old, operation=args.operation, user=args.user, groups=authenticated_groups(args.group),
+        namespace=args.namespace,
         subresource=args.subresource, crds=crds,
     )  # fmt: skip
 
@@ -282,6 +289,21 @@ def _admit(args: argparse.Namespace, policies: PolicySet, authorizer: Any, obj: 
                                      policies.resources.crds)  # fmt: skip
     record["notes"] = [guess] if guess and not args.subresource else []
     return record
+
+
+def assumed_namespaces(records: list[dict[str, Any]], policies: PolicySet) -> list[str]:
+    """A warning for each namespace the requests are in that no Namespace object was given for: the API server's
+    is there, with its labels, which namespaceSelectors and `namespaceObject` read; kcel's has only the one label
+    every Namespace gets."""
+    if not policies.policies and not policies.mutating_policies:
+        return []
+    named = dict.fromkeys(str(r["namespace"]) for r in records if r["namespace"])
+    return [
+        f"Namespace {name!r} is not among the objects given: assumed to exist with only the label "
+        f"kubernetes.io/metadata.name={name} (give its Namespace object with --params for its other labels)"
+        for name in named
+        if policies.resources.given_namespace(name) is None
+    ]
 
 
 def _record(request: dict[str, Any], decision: Decision) -> dict[str, Any]:
