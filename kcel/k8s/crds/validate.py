@@ -66,9 +66,10 @@ class Report:
         if self.status == "error":
             return {**record, "error": self.message}
         record.update(reason=self.reason, message=self.message, errors=list(self.errors), warnings=list(self.warnings))
-        if self.decoding:
-            record.update(decodingErrors=list(self.decoding),
-                          afterDecoding={"message": self.after_decoding, "errors": list(self.after_decoding_errors)})
+        if self.decoding:  # unknown and duplicate fields: errors (strict, then what comes after), or warnings
+            record["decodingErrors"] = list(self.decoding)
+        if self.decoding and self.reason == "BadRequest":
+            record["afterDecoding"] = {"message": self.after_decoding, "errors": list(self.after_decoding_errors)}
         return record
 
 
@@ -228,6 +229,7 @@ def _validate(
     previous = old.get(obj)
     if options.subresource and previous is None:
         return place.report("error", "a status update needs the object before it (--old)")
+
     def validated(field_validation: str) -> ObjectResult:
         return validate_object(crd, obj, previous, subresource=options.subresource, field_validation=field_validation,
                                namespace=options.namespace, strict_errors=document.strict_errors,
