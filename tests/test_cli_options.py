@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -195,3 +196,18 @@ def test_a_namespace_not_given_is_said_to_be_assumed(tmp_path: Path, capsys: pyt
     audit = ["audit", "--policy", str(tmp_path / "policy.yaml"), "-j", "1", "--params", str(tmp_path / "team-a.yaml")]
     assert main([*audit, str(tmp_path / "deployment.yaml")]) == 0
     assert "Namespace 'team-a'" not in capsys.readouterr().err
+
+
+def test_a_suite_assumes_beta_apis_on_with_runtime_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "policy.yaml").write_text(BETA_POLICY)
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
+    labelled = {**deployment, "metadata": {"name": "web", "namespace": "default", "labels": {"team": "a"}}}
+    case = {"name": "labelled", "expect": {"allowed": True, "patched": labelled}}
+    suite: dict[str, Any] = {"policies": "policy.yaml", "k8sVersion": "1.34", "base": deployment, "cases": [case]}
+    (tmp_path / "beta.kcel-test.yaml").write_text(yaml.safe_dump(suite))
+    assert main(["test", str(tmp_path)]) == 2  # the suite cannot be run: its policies are not served
+    out, err = capsys.readouterr()
+    assert "MutatingAdmissionPolicy is served by Kubernetes 1.34 only when switched on" in out + err
+    suite["runtimeConfig"] = ["admissionregistration.k8s.io/v1beta1"]
+    (tmp_path / "beta.kcel-test.yaml").write_text(yaml.safe_dump(suite))
+    assert main(["test", str(tmp_path)]) == 0, capsys.readouterr().out

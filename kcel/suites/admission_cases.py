@@ -156,7 +156,7 @@ def prepare(suite: Suite, versions: tuple[str, ...]) -> AdmissionTarget:
     loaded.objects += [dict(obj) for obj in suite.objects]
     compiled = {}
     for version in versions:
-        policies = PolicySet(loaded, version)
+        policies = PolicySet(loaded, version, runtime_config=suite.runtime_config)
         at = f" (Kubernetes {version})" if len(versions) > 1 else ""
         _raise_all(suite.where, "policies", [problem + at for problem in policies.problems])
         compiled[version] = policies

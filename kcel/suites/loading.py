@@ -28,6 +28,7 @@ from typing import Any
 
 from kcel.k8s import field as fe
 from kcel.k8s.admission.identity import DEFAULT_USER
+from kcel.k8s.admission.served import runtime_config
 from kcel.k8s.environment import NEWEST, server_version
 from kcel.k8s.manifests.decoding import Document, decode_documents
 from kcel.k8s.manifests.files import is_suite, manifest_files
@@ -61,7 +62,7 @@ SUBJECTS = {
 COMMON_KEYS = ("k8sVersion", "base", "cases")
 SUITE_KEYS = {
     CRD: ("crds", *COMMON_KEYS), DEVICES: ("devices", *COMMON_KEYS),
-    ADMISSION: ("policies", "params", "namespaces", "rbac", "user", "groups", *COMMON_KEYS),
+    ADMISSION: ("policies", "params", "namespaces", "rbac", "user", "groups", "runtimeConfig", *COMMON_KEYS),
     WEBHOOKS: ("webhooks", "namespaces", "rbac", "user", "groups", *COMMON_KEYS),
     AUTHENTICATION: ("authentication", "k8sVersion", "cases"), AUTHORIZATION: ("authorization", "k8sVersion", "cases"),
 }  # fmt: skip
@@ -225,7 +226,19 @@ def _suite_inputs(doc: Fields, kind: str, folder: Path) -> dict[str, Any]:
                     objects=tuple(_namespaces(doc)))  # fmt: skip
     objects, params = _objects_or_paths(doc, "params", folder)
     return dict(policies=_paths(doc, "policies", folder, required=True), params=params, rbac=rbac,
-                objects=(*objects, *_namespaces(doc)), rbac_objects=rbac_objects)  # fmt: skip
+                objects=(*objects, *_namespaces(doc)), rbac_objects=rbac_objects,
+                runtime_config=_runtime_config(doc))  # fmt: skip
+
+
+def _runtime_config(doc: Fields) -> tuple[str, ...]:
+    """`runtimeConfig:`, the alpha and beta API versions the suite assumes switched on (kcel admit's
+    --runtime-config: `admissionregistration.k8s.io/v1beta1`)."""
+    given = doc.strings("runtimeConfig") or ()
+    try:
+        runtime_config(given)
+    except ValueError as err:
+        raise doc.error("runtimeConfig", str(err)) from None
+    return tuple(given)
 
 
 def read_versions(doc: Fields, key: str) -> tuple[str, ...]:
