@@ -211,3 +211,14 @@ def test_a_suite_assumes_beta_apis_on_with_runtime_config(tmp_path: Path, capsys
     suite["runtimeConfig"] = ["admissionregistration.k8s.io/v1beta1"]
     (tmp_path / "beta.kcel-test.yaml").write_text(yaml.safe_dump(suite))
     assert main(["test", str(tmp_path)]) == 0, capsys.readouterr().out
+
+
+def test_check_refuses_a_beta_api_unless_assumed_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """kcel check says what kcel admit says of a policy of an API version served only when switched on, and takes
+    the same --runtime-config (at one version and at several)."""
+    (tmp_path / "policy.yaml").write_text(BETA_POLICY)
+    assert main(["check", "--k8s-version", "1.34", str(tmp_path / "policy.yaml")]) == 1
+    assert "MutatingAdmissionPolicy is served by Kubernetes 1.34 only when switched on" in capsys.readouterr().err
+    for versions in ("1.34", "1.34-1.35"):
+        argv = ["check", "--k8s-version", versions, "--runtime-config", "api/beta", str(tmp_path / "policy.yaml")]
+        assert main(argv) == 0, capsys.readouterr()

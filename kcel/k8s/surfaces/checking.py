@@ -5,7 +5,7 @@ every document that holds no CEL kcel checks (a Deployment), so that a run that 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,12 +75,13 @@ def _objects(path: Path, run: CheckRun, given: list[Document] | None) -> Iterato
 
 def check_files(
     files: Iterable[Path], k8s_version: str, report_unreadable: bool = True,
-    documents: Callable[[Path], list[Document] | None] | None = None,
+    documents: Callable[[Path], list[Document] | None] | None = None, runtime_config: Sequence[str] = (),
 ) -> CheckRun:  # fmt: skip
     """Every document of the files: policies compiled together (bindings and params beside them), surface objects
     one by one, the rest skipped with the reason. `report_unreadable=False` leaves files and documents that do not
     decode to a caller that reads the same files for CRDs (and reports them already). `documents`: a file's
-    documents when they are not its text's (kustomize patches applied), else None."""
+    documents when they are not its text's (kustomize patches applied), else None. `runtime_config`: the alpha and
+    beta policy API versions assumed switched on (kcel.k8s.admission.served)."""
     run = CheckRun()
     checkers: dict[tuple[str, str], Checker] | None = None
     unreadable: list[str] = []
@@ -103,18 +104,18 @@ def check_files(
                 what = f"{kind} ({obj.get('apiVersion')})" if kind else "a document without a kind"
                 run.skipped.append(f"{where}: {what} holds no CEL that kcel checks")
     if policy_files:
-        _check_policies(policy_files, k8s_version, run)
+        _check_policies(policy_files, k8s_version, run, runtime_config)
     if not report_unreadable:
         run.problems = [p for p in run.problems if p not in unreadable]
     return run
 
 
-def _check_policies(files: list[Path], k8s_version: str, run: CheckRun) -> None:
+def _check_policies(files: list[Path], k8s_version: str, run: CheckRun, runtime_config: Sequence[str]) -> None:
     from kcel.k8s.admission.loading import load
     from kcel.k8s.admission.policyset import PolicySet
 
     loaded = load(files)
-    policies = PolicySet(loaded, k8s_version)
+    policies = PolicySet(loaded, k8s_version, runtime_config=runtime_config)
     compiled_policies: list[CompiledPolicy | CompiledMutatingPolicy] = [*policies.policies, *policies.mutating_policies]
     for compiled in compiled_policies:
         source = compiled.policy.source
