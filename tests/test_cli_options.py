@@ -222,3 +222,46 @@ def test_check_refuses_a_beta_api_unless_assumed_on(tmp_path: Path, capsys: pyte
     for versions in ("1.34", "1.34-1.35"):
         argv = ["check", "--k8s-version", versions, "--runtime-config", "api/beta", str(tmp_path / "policy.yaml")]
         assert main(argv) == 0, capsys.readouterr()
+
+
+BETA_CLASS = """\
+apiVersion: resource.k8s.io/v1beta1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+"""
+
+
+SLICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+"""
+
+
+def test_dra_beta_versions_are_refused_unless_assumed_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """resource.k8s.io/v1beta1 is off by default like every beta API: kcel check says so and takes
+    --runtime-config; a devices suite takes runtimeConfig:."""
+    (tmp_path / "class.yaml").write_text(BETA_CLASS)
+    assert main(["check", str(tmp_path / "class.yaml")]) == 1
+    assert ("resource.k8s.io/v1beta1 DeviceClass is served by Kubernetes 1.37 only when switched on (kube-apiserver "
+            "--runtime-config=resource.k8s.io/v1beta1=true)") in capsys.readouterr().out  # fmt: skip
+    assert main(["check", "--runtime-config", "resource.k8s.io/v1beta1", str(tmp_path / "class.yaml")]) == 0
+    capsys.readouterr()
+    (tmp_path / "slice.yaml").write_text(SLICE)
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}}  # fmt: skip
+    case = {"name": "the one GPU", "claim": claim, "expect": {"selected": {"r": ["gpu.example.com/node-1/gpu-0"]}}}
+    suite: dict[str, Any] = {"devices": ["class.yaml", "slice.yaml"], "cases": [case]}
+    (tmp_path / "dra.kcel-test.yaml").write_text(yaml.safe_dump(suite))
+    assert main(["test", str(tmp_path / "dra.kcel-test.yaml")]) == 1
+    assert "only when switched on" in capsys.readouterr().out
+    suite["runtimeConfig"] = "api/beta"
+    (tmp_path / "dra.kcel-test.yaml").write_text(yaml.safe_dump(suite))
+    assert main(["test", str(tmp_path / "dra.kcel-test.yaml")]) == 0, capsys.readouterr().out

@@ -61,7 +61,7 @@ SUBJECTS = {
 }  # fmt: skip
 COMMON_KEYS = ("k8sVersion", "base", "cases")
 SUITE_KEYS = {
-    CRD: ("crds", *COMMON_KEYS), DEVICES: ("devices", *COMMON_KEYS),
+    CRD: ("crds", *COMMON_KEYS), DEVICES: ("devices", "runtimeConfig", *COMMON_KEYS),
     ADMISSION: ("policies", "params", "namespaces", "rbac", "user", "groups", "runtimeConfig", *COMMON_KEYS),
     WEBHOOKS: ("webhooks", "namespaces", "rbac", "user", "groups", *COMMON_KEYS),
     AUTHENTICATION: ("authentication", "k8sVersion", "cases"), AUTHORIZATION: ("authorization", "k8sVersion", "cases"),
@@ -219,7 +219,7 @@ def _suite_inputs(doc: Fields, kind: str, folder: Path) -> dict[str, Any]:
     if kind in (AUTHENTICATION, AUTHORIZATION):
         return {"configuration": _object(doc, kind, folder)}
     if kind == DEVICES:
-        return {"files": _paths(doc, "devices", folder, required=True)}
+        return {"files": _paths(doc, "devices", folder, required=True), "runtime_config": _runtime_config(doc)}
     rbac_objects, rbac = _objects_or_paths(doc, "rbac", folder)
     if kind == WEBHOOKS:
         return dict(files=_paths(doc, "webhooks", folder, required=True), rbac=rbac, rbac_objects=rbac_objects,

@@ -91,18 +91,25 @@ def unserved(kind: str, api_version: str, server: Version, enabled: frozenset[st
     release = f"{server[0]}.{server[1]}"
     if lifecycle is None or server < lifecycle.introduced or (lifecycle.removed and server >= lifecycle.removed):
         return f"{api_version} {kind} is not served by Kubernetes {release} ({_served(lifecycles)})"
-    if lifecycle.by_default or _switched_on(api_version, version, enabled):
+    if lifecycle.by_default or switched_on(api_version, enabled):
         return None
-    switches = f"--runtime-config={api_version}=true"
-    if lifecycle.gated_until is not None and server < lifecycle.gated_until:
-        switches += f" --feature-gates={GATE}=true"
+    gated = lifecycle.gated_until is not None and server < lifecycle.gated_until
+    return needs_switching_on(api_version, kind, server, GATE if gated else None)
+
+
+def needs_switching_on(api_version: str, kind: str, server: Version, gate: str | None = None) -> str:
+    """The sentence for a `kind` of an alpha or beta `api_version` that the API server serves only when switched on
+    (with `gate`, a feature gate off by default, as well): the switches, and kcel's option that assumes them."""
+    switches = f"--runtime-config={api_version}=true" + (f" --feature-gates={gate}=true" if gate else "")
     return (
-        f"{api_version} {kind} is served by Kubernetes {release} only when switched on (kube-apiserver {switches}); "
-        f"--runtime-config {api_version} (runtime_config= in the API) assumes it is"
+        f"{api_version} {kind} is served by Kubernetes {server[0]}.{server[1]} only when switched on (kube-apiserver "
+        f"{switches}); --runtime-config {api_version} (runtime_config= in the API) assumes it is"
     )
 
 
-def _switched_on(api_version: str, version: str, enabled: frozenset[str]) -> bool:
+def switched_on(api_version: str, enabled: frozenset[str]) -> bool:
+    """Whether `enabled` (kcel.k8s.admission.served.runtime_config) switches `api_version` on."""
+    version = api_version.rpartition("/")[2]
     stage = "alpha" if "alpha" in version else "beta"
     return bool({api_version, "api/all", f"api/{stage}"} & enabled)
 

@@ -5,6 +5,7 @@ every document that holds no CEL kcel checks (a Deployment), so that a run that 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,9 @@ ADMISSION_GROUP = "admissionregistration.k8s.io"
 POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
                 "MutatingAdmissionPolicyBinding")  # fmt: skip
 CRD = ("apiextensions.k8s.io", "CustomResourceDefinition")
+# Surfaces whose alpha and beta API versions kcel refuses unless assumed switched on: their check takes
+# `runtime_config` (kcel.k8s.surfaces.dra).
+SWITCHED_ON_GROUPS = frozenset({"resource.k8s.io"})
 
 Checker = Callable[[Mapping[str, Any], str, str], Checked]
 
@@ -99,7 +103,10 @@ def check_files(
                 if path not in policy_files:
                     policy_files.append(path)
             elif (group, kind) in (checkers := checkers if checkers is not None else _checkers()):
-                run.checked.append((where, checkers[group, kind](obj, where, k8s_version)))
+                check: Callable[..., Checked] = checkers[group, kind]
+                if group in SWITCHED_ON_GROUPS:
+                    check = functools.partial(check, runtime_config=runtime_config)
+                run.checked.append((where, check(obj, where, k8s_version)))
             else:
                 what = f"{kind} ({obj.get('apiVersion')})" if kind else "a document without a kind"
                 run.skipped.append(f"{where}: {what} holds no CEL that kcel checks")
