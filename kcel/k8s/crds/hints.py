@@ -13,7 +13,6 @@ import difflib
 import re
 from typing import Any
 
-from kcel.annotations import field_elements
 from kcel.k8s.customresources.objectmeta import OBJECT_META
 from kcel.k8s.schemas.schema import Schema
 
@@ -36,6 +35,8 @@ def decoding_problems(message: str) -> list[tuple[str, str]]:
 def field_hint(schema: Schema | None, field: str) -> str:
     """`did you mean spec.maxReplicas?` when the last name of an unknown `field` is close to one declared beside
     it (in the CRD's schema, or ObjectMeta's under `metadata`); empty otherwise."""
+    from kcel.annotations import field_elements  # (imported only for an object that has such a field: it is not cheap)
+
     elements = field_elements(field)
     if not elements or not elements[-1][0]:
         return ""
