@@ -44,7 +44,7 @@ def start(directory: Path, options: list[str]) -> tuple[subprocess.Popen[bytes],
     certificate, verify = serving_certificate(directory)
     port = free_port()
     command = [
-        sys.executable, "-m", "kcel.webhook", "--policies", str(POLICIES), "--resources", str(RESOURCES),
+        sys.executable, "-m", "kcel.webhook", "--policy", str(POLICIES), "--params", str(RESOURCES),
         *certificate, "--host", "127.0.0.1", "--port", str(port), "--log-level", "error", *options,
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -394,7 +394,7 @@ def start_server(
     certificate, verify = serving_certificate(directory)
     port = free_port()
     command = [
-        sys.executable, "-m", "kcel.webhook", *(f"--policies={p}" for p in policies), "--resources", str(RESOURCES),
+        sys.executable, "-m", "kcel.webhook", *(f"--policy={p}" for p in policies), "--params", str(RESOURCES),
         *certificate, "--host", "127.0.0.1", "--port", str(port), "--threads", str(threads), "--workers", str(workers),
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(tree)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,9 +114,15 @@ def _composed(file: str, document: int) -> tuple[int, Any] | None:
 
 def object_field_line(file: str, document: int, item: int | None, field: str, fallback: int) -> int:
     """The line of a field an API error names (`spec.containers[1].image`) in an object's file (inside a List,
-    under `items[item]`); `fallback` (the document's line) when it cannot be found."""
+    under `items[item]`); for a field the object lacks (`Required value`), the line of the nearest one it has
+    that holds it (the list item, `spec.containers[1]`); `fallback` (the document's line) when none is found."""
     elements = (("items", ""), ("", str(item))) if item is not None else ()
-    return _field_line(file, document, elements + field_elements(field)) or fallback
+    path = field_elements(field) if field != "<nil>" else ()
+    for length in range(len(path), 0, -1):
+        found = _field_line(file, document, elements + path[:length])
+        if found:
+            return found
+    return fallback
 
 
 _STEP = re.compile(r"[^.\[\]]+|\[[^\]]*\]")
@@ -242,29 +249,80 @@ def findings(error: str, warnings: Any, file: str, line: int = 0, rule: str = "o
     return found + [Finding("warning", warning, file, line, rule="warning") for warning in warnings]
 
 
+NOT_CHECKED = "some validation rules were not checked because the object was invalid"
+"""The API server's companion to schema errors that kept CEL rules from running (an error of the whole object)."""
+
+
 def report_findings(report: Any) -> list[Finding]:
-    """`kcel validate`: each error of an invalid object on the line of the field it names, else the whole message."""
-    if report.status == "invalid" and report.errors:
-        found = []
-        for cause in report.errors:
-            line = object_field_line(report.file, report.document, report.item, cause.get("field", ""), report.line)
-            text = f"{report.kind} {json.dumps(report.name)}: {cause.get('field')}: {cause.get('message')}"
-            found.append(Finding("error", text, report.file, line, rule="object-invalid"))
-        return found + findings("", report.warnings, report.file, report.line)
-    error = report.message if report.status in ("invalid", "error") else ""
-    rule = "object-invalid" if report.status == "invalid" else "object-not-validated"
-    return findings(error, report.warnings, report.file, report.line, rule)
+    """`kcel validate`: each error of an invalid object on the line of the field it names, else the whole message.
+    Under strict field validation, each unknown or duplicate field at its line (with the field it may have been
+    meant to be), then what the API server answers once they are fixed; the companion saying some rules were not
+    checked goes with the error it accompanies, not on a line of its own."""
+    name = f"{report.kind} {json.dumps(report.name)}"
+    decoding = {problem["message"]: problem for problem in report.decoding}
+    if report.status == "invalid" and (report.errors or report.decoding):
+        found = [_place_finding(report, "error", f"{name}: strict decoding error: {p['message']}", p)
+                 for p in decoding.values() if p["message"] not in report.warnings]  # fmt: skip
+        found += _cause_findings(report, report.errors, name)
+        found += _cause_findings(report, report.after_decoding_errors, f"once those fields are fixed, {name}")
+    else:
+        error = report.message if report.status in ("invalid", "error") else ""
+        rule = "object-invalid" if report.status == "invalid" else "object-not-validated"
+        found = findings(error, (), report.file, report.line, rule)
+    for warning in report.warnings:
+        problem = decoding.get(warning)
+        if problem is not None:
+            found.append(_place_finding(report, "warning", warning, problem))
+        else:
+            found.append(Finding("warning", warning, report.file, report.line, rule="warning"))
+    return found
 
 
-def field_places(report: Any) -> list[str]:
-    """`file:line: field` of each field an invalid object's errors name, shown after the API server's message."""
+def _place_finding(report: Any, level: str, text: str, problem: dict[str, str]) -> Finding:
+    """A decoding problem at its field's line, with kcel's hint."""
+    line = object_field_line(report.file, report.document, report.item, problem["field"], report.line)
+    hint = f" ({problem['hint']})" if problem.get("hint") else ""
+    rule = "object-invalid" if level == "error" else "warning"
+    return Finding(level, text + hint, report.file, line, rule=rule)
+
+
+def _cause_findings(report: Any, causes: Sequence[dict[str, str]], name: str) -> list[Finding]:
+    found, companions = [], []
+    for cause in causes:
+        field, message = cause.get("field", ""), cause.get("message", "")
+        if field in ("", "<nil>") and NOT_CHECKED in message:
+            companions.append(message)
+            continue
+        line = object_field_line(report.file, report.document, report.item, field, report.line)
+        found.append(Finding("error", f"{name}: {field}: {message}", report.file, line, rule="object-invalid"))
+    if companions and found:
+        found[-1] = replace(found[-1], message=f"{found[-1].message}; {'; '.join(companions)}")
+    elif companions:
+        found.append(Finding("error", f"{name}: {'; '.join(companions)}", report.file, report.line,
+                             rule="object-invalid"))  # fmt: skip
+    return found
+
+
+def field_places(report: Any, causes: Sequence[dict[str, str]] | None = None) -> list[str]:
+    """`file:line: field` of each field an invalid object's errors (or `causes`) name, shown after the API
+    server's message."""
     places = []
-    for cause in report.errors:
+    for cause in report.errors if causes is None else causes:
         field = cause.get("field", "")
         if field and field != "<nil>":  # the API server's `<nil>`: an error of the object as a whole
             line = object_field_line(report.file, report.document, report.item, field, report.line)
             places.append(f"{report.file}:{line}: {field}")
     return list(dict.fromkeys(places))
+
+
+def decoding_places(report: Any) -> list[str]:
+    """`file:line: field (did you mean ...?)` of each unknown or duplicate field of an object."""
+    places = []
+    for problem in report.decoding:
+        line = object_field_line(report.file, report.document, report.item, problem["field"], report.line)
+        hint = f" ({problem['hint']})" if problem["hint"] else ""
+        places.append(f"{report.file}:{line}: {problem['field']}{hint}")
+    return places
 
 
 def crd_findings(crd: Any, errors: Any, warnings: Any, lead: Any = None) -> list[Finding]:

@@ -116,8 +116,8 @@ def _commands() -> dict[str, tuple[str, str, Configure]]:
                  _configured_by("kcel.suites.command")),
         "serve": (
             "run an admission webhook that enforces Validating- and MutatingAdmissionPolicies",
-            "examples:\n  kcel serve --policies examples/admission/policies --cert tls.crt --key tls.key\n"
-            "  kcel serve --policies policies/ --insecure-http --port 8080   # local testing only\n",
+            "examples:\n  kcel serve --policy examples/admission/policies --cert tls.crt --key tls.key\n"
+            "  kcel serve --policy policies/ --insecure-http --port 8080   # local testing only\n",
             _configured_by("kcel.webhook.command"),
         ),
         "repl": ("author policy expressions interactively (types, costs, explanations)",
@@ -221,6 +221,7 @@ def _configure_parse(command: argparse.ArgumentParser) -> None:
 
 
 def _configure_check(command: argparse.ArgumentParser) -> None:
+    from kcel.k8s.admission.served import add_runtime_config_option
     from kcel.k8s.environment import add_version_option
 
     command.add_argument("crds", nargs="+", metavar="FILE|DIR")
@@ -232,6 +233,7 @@ def _configure_check(command: argparse.ArgumentParser) -> None:
                          help="github: workflow commands, shown on the file and line by GitHub Actions; sarif: SARIF "
                          "2.1.0, for code scanning; junit: JUnit XML, a test case per CRD or object")  # fmt: skip
     add_version_option(command, several=True)
+    add_runtime_config_option(command)
     command.add_argument(
         "--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",
         help="worker processes for many files (default: one per CPU); the output keeps file order",

@@ -22,8 +22,10 @@ def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPar
 
 
 def _options(parser: argparse.ArgumentParser) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """(option string, its choices) for every option of a parser."""
+    """(option string, its choices) for every option of a parser its help shows (not the aliases it hides)."""
     for action in parser._actions:
+        if action.help == argparse.SUPPRESS:
+            continue
         choices = tuple(str(c) for c in action.choices) if action.choices else ()
         for option in action.option_strings:
             yield option, choices

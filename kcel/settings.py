@@ -5,6 +5,7 @@ each and say where they differ, and `kcel lsp` checks at each."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import yaml
 from kcel.k8s.environment import server_versions
 
 SETTINGS_FILE = ".kcel.yaml"
+KNOWN_KEYS = ("k8sVersion",)  # a key kcel does not read is an error: a misspelt one would be ignored unseen
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,10 @@ def read_settings(path: Path) -> Settings:
         return Settings(path)
     if not isinstance(found, dict):
         raise ValueError(f"{path}: expected a mapping of settings (k8sVersion: ...)")
+    for key in found:
+        if key not in KNOWN_KEYS:
+            raise ValueError(f"{path}: unknown setting {key!r}{_did_you_mean(str(key))}; kcel reads "
+                             f"{', '.join(KNOWN_KEYS)}")  # fmt: skip
     version = found.get("k8sVersion")
     if version is None or version == "":
         return Settings(path)
@@ -59,3 +65,10 @@ def requested_versions(option: str | None, start: Path | None = None) -> tuple[s
     if option:
         return server_versions(option)
     return find_settings(start or Path.cwd()).k8s_versions
+
+
+def _did_you_mean(key: str) -> str:
+    """` (did you mean 'k8sVersion'?)` for a key close to a known one, ignoring case (`k8sversion`), else nothing."""
+    by_lower = {known.lower(): known for known in KNOWN_KEYS}
+    close = difflib.get_close_matches(key.lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" (did you mean {by_lower[close[0]]!r}?)" if close else ""

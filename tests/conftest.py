@@ -34,3 +34,22 @@ def sarif_results(text: str) -> list[tuple[str, str, int, int, str]]:
         found.append((result["ruleId"], location["artifactLocation"]["uri"], region.get("startLine", 0),
                       region.get("startColumn", 0), result["message"]["text"]))  # fmt: skip
     return found
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Without ../shared, a closing line naming each test file whose shared suite was skipped (the conformance
+    suites, the CRD corpus, the kubebuilder trees), so that a green run says what it did not run."""
+    if SHARED.is_dir():
+        return
+    skipped = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else ""
+        if "shared" in str(reason):
+            skipped.setdefault(str(report.location[0] or report.fspath), str(reason))
+    if skipped:
+        names = ", ".join(sorted(skipped))
+        terminalreporter.write_line(
+            f"{SHARED} is absent: the reference suites of {names} were skipped; put the shared data beside the "
+            "checkout to run them"
+        )

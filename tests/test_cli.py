@@ -175,11 +175,13 @@ def test_unknown_and_duplicate_fields_follow_validate(tmp_path: Path, capsys: py
     assert capsys.readouterr().out == (
         f'{path}: document 0: Widget in version "v1" cannot be handled as a Widget: strict decoding error: '
         'yaml: unmarshal errors:\n  line 5: key "kind" already set in map, unknown field "spec.extra"\n'
+        f"  at {path}:4: spec.extra\n"  # kcel's: the line of each unknown field
     )
     assert main(["validate", "--crd", CRD, str(path), "--validate", "warn"]) == 0
     assert capsys.readouterr().out == (
         f'{path}: document 0: warning: line 5: key "kind" already set in map\n'
         f'{path}: document 0: warning: unknown field "spec.extra"\n'
+        f"  at {path}:4: spec.extra\n"
     )
 
 

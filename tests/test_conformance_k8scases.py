@@ -6,6 +6,11 @@ list are expected to fail (strictly, so a case that starts passing must leave th
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,3 +94,24 @@ def test_expected_values_compare_with_their_kinds_and_kubernetes_values_by_their
     assert kcel_equal(Written("ip", "::1"), env.compile('ip("0:0::1")').evaluate({}))
     assert kcel_equal(Written("cidr", "10.0.0.1/8"), env.compile('cidr("10.0.0.1/8")').evaluate({}))
     assert not kcel_equal(Written("ip", "::1"), "::1")  # a string is no IP
+
+
+def test_without_shared_each_skipped_suite_is_named(tmp_path: Path) -> None:
+    """A checkout without ../shared passes, and says which suites it skipped and why: each skip's reason, and a
+    closing line naming the test files whose reference data is absent."""
+    root = Path(__file__).resolve().parents[1]
+    checkout = tmp_path / "kcel"
+    for part in ("kcel", "conformance"):
+        shutil.copytree(root / part, checkout / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (checkout / "tests").mkdir()
+    for name in ("conftest.py", "test_conformance_k8scases.py"):
+        shutil.copy(root / "tests" / name, checkout / "tests" / name)
+    shutil.copy(root / "pyproject.toml", checkout / "pyproject.toml")
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    test = "tests/test_conformance_k8scases.py::test_case"
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", test], cwd=checkout, env=env,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"k8s-cases not found at {tmp_path / 'shared' / 'k8s-cases'} (../shared is absent)" in run.stdout
+    assert f"{tmp_path / 'shared'} is absent: the reference suites of tests/test_conformance_k8scases.py were " \
+           "skipped" in run.stdout  # fmt: skip

@@ -31,6 +31,7 @@ class Plan:
     user: str = ""
     groups: tuple[str, ...] = ()
     keep: bool = False  # keep results for PolicyReports
+    runtime_config: tuple[str, ...] = ()  # alpha and beta API versions assumed on
 
 
 @dataclass
@@ -53,7 +54,7 @@ class Checks:
             loaded = load(plan.policies)
             loaded = load(plan.resource_paths, loaded)
             loaded = load_documents(plan.resources, loaded, source="<snapshot>")
-            policies = PolicySet(loaded, plan.k8s_version)
+            policies = PolicySet(loaded, plan.k8s_version, runtime_config=plan.runtime_config)
             problems += policies.problems
             policy = PolicyCheck(policies, plan.user, plan.groups)
         crds = [CRDCheck(crd, plan.k8s_version) for crd in crds_of(plan.crds)]

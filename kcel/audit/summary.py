@@ -21,6 +21,9 @@ class Tally:
     examples: dict[str, list[Result]] = field(default_factory=dict)  # by outcome
 
 
+POLICY_KINDS = ("ValidatingAdmissionPolicy/", "MutatingAdmissionPolicy/")  # results of policies, not of CRDs
+
+
 @dataclass
 class Summary:
     """A scan's results counted per policy, rule and operation; with `keep`, also what PolicyReports need."""
@@ -32,6 +35,7 @@ class Summary:
     keep: bool = False  # keep every result that is not a pass (for PolicyReports)
     kept: list[Result] = field(default_factory=list)
     passes: Counter[tuple[str, str]] = field(default_factory=Counter)  # (namespace, policy): passes, for reports
+    namespaces: set[str] = field(default_factory=set)  # those of the objects a policy applied to
 
     def add(self, results: Iterable[Result]) -> None:
         """One object's results."""
@@ -39,6 +43,8 @@ class Summary:
         applied = False
         for result in results:
             applied = True
+            if result.subject.namespace and result.policy.startswith(POLICY_KINDS):
+                self.namespaces.add(result.subject.namespace)
             tally = self.tallies.setdefault((result.policy, result.rule, result.operation), Tally())
             tally.counts[result.result] += 1
             examples = tally.examples.setdefault(result.result, [])
@@ -64,6 +70,7 @@ class Summary:
                 mine[:] = sorted(mine + examples, key=lambda r: r.order)[:EXAMPLES]  # the first in the snapshot
         self.kept += other.kept
         self.passes.update(other.passes)
+        self.namespaces |= other.namespaces
 
     def totals(self) -> Counter[str]:
         """Results by outcome over every policy and operation."""

@@ -29,6 +29,8 @@ exit status: 0 nothing would be denied, fail or break; 1 something would (or cou
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from kcel.k8s.admission.identity import AUTHENTICATED, DEFAULT_USER
+    from kcel.k8s.admission.served import add_runtime_config_option
     from kcel.k8s.environment import add_version_option
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -39,13 +41,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="Validating and MutatingAdmissionPolicies with their bindings")  # fmt: skip
     parser.add_argument("--params", action="append", default=[], metavar="FILE|DIR",
                         help="param objects not in the snapshot")  # fmt: skip
+    # kcel serve's former spellings, read everywhere so that one command line moves between the commands.
+    parser.add_argument("--policies", action="append", dest="policy", help=argparse.SUPPRESS)
+    parser.add_argument("--resources", action="append", dest="params", help=argparse.SUPPRESS)
     parser.add_argument("--crd", action="append", default=[], metavar="FILE|DIR",
                         help="new CRDs (or new versions of installed ones)")  # fmt: skip
-    parser.add_argument("--user", default="kcel-audit", help="the requesting user's name (default kcel-audit)")
+    parser.add_argument(
+        "--user",
+        default=DEFAULT_USER,
+        help=f"the requesting user's name (default {DEFAULT_USER}, the same in every command)",
+    )
     parser.add_argument("--group", action="append", default=[],
-                        help="the user's groups (repeatable; default system:authenticated, which every "
-                        "authenticated user has)")  # fmt: skip
+                        help=f"the user's groups (repeatable; {AUTHENTICATED} is always added, as the API server adds "
+                        "it for any authenticated user)")  # fmt: skip
     add_version_option(parser)
+    add_runtime_config_option(parser)
     parser.add_argument("--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",
                         help="worker processes (default: one per CPU)")  # fmt: skip
     parser.add_argument("--output", "-o", choices=("text", "json", "policyreport"), default="text",
@@ -55,6 +65,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from kcel.audit import reports
     from kcel.audit.scan import Plan, lookups, scan
+    from kcel.k8s.admission.identity import authenticated_groups
     from kcel.k8s.manifests.files import manifest_files
 
     if not args.policy and not args.crd:
@@ -70,13 +81,15 @@ def run(args: argparse.Namespace) -> int:
         resources, installed = lookups(files, param_kinds)
         changes = _changes(new_crds, installed, args.k8s_version)
         plan = Plan(tuple(args.policy), tuple(resources) + tuple(new_crds), tuple(args.params), tuple(new_crds),
-                    args.k8s_version, args.user, tuple(args.group or ["system:authenticated"]),
-                    keep=args.output == "policyreport")  # fmt: skip
+                    args.k8s_version, args.user, tuple(authenticated_groups(args.group)),
+                    keep=args.output == "policyreport", runtime_config=tuple(args.runtime_config))  # fmt: skip
         with Progress(None, "objects") as progress:
             summary, more = scan(files, plan, args.jobs, progress.advance)
     problems += more
     for problem in [*problems, *summary.problems]:
         print(f"error: {problem}", file=sys.stderr)
+    for warning in _assumed_namespaces(summary.namespaces, resources, args.params):
+        print(f"warning: {warning}", file=sys.stderr)
     if args.output == "json":
         print(json.dumps(reports.as_json(summary, changes), indent=2))
         print(reports.summary_line(summary), file=sys.stderr)
@@ -88,6 +101,21 @@ def run(args: argparse.Namespace) -> int:
     totals = summary.totals()
     breaking = any(change.breaking for _, found in changes for change in found)
     return 1 if totals["fail"] or totals["error"] or breaking or problems or summary.problems else 0
+
+
+def _assumed_namespaces(named: set[str], resources: list[dict[str, Any]], params: list[str]) -> list[str]:
+    """A warning for each namespace of an object the policies applied to that has no Namespace in the snapshot or
+    --params: the policies saw one with only the label every Namespace gets."""
+    from kcel.k8s.admission.loading import load
+
+    given = [*resources, *load([Path(p) for p in params]).objects] if params else resources
+    metadata = [o.get("metadata") for o in given if o.get("kind") == "Namespace"]
+    known = {str(m.get("name")) for m in metadata if isinstance(m, dict)}
+    return [
+        f"Namespace {name!r} is not in the snapshot (nor --params): assumed to exist with only the label "
+        f"kubernetes.io/metadata.name={name} (add namespaces to the kubectl get for their labels)"
+        for name in sorted(named - known)
+    ]
 
 
 def _spooled(folder: Path) -> Path:

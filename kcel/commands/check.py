@@ -56,7 +56,7 @@ def _at_each(args: argparse.Namespace, versions: tuple[str, ...]) -> int:
     answers = {}
     checks: list[dict[str, Any]] = [{} for _ in crds]  # each CRD's check at each version
     for version in versions:
-        answers[version], found_problems = _outcomes(crds, others_files, version, checks)
+        answers[version], found_problems = _outcomes(crds, others_files, version, checks, args.runtime_config)
         problems += [problem for problem in found_problems if problem not in problems]
     lints = _lints_at_each(crds, checks, args)
     code = report(Matrix.of(answers), args.output, "kcel check", "CRDs and objects", "crd-rejected", problems,
@@ -75,7 +75,7 @@ def _lints_at_each(crds: list[Any], checks: list[dict[str, Any]], args: argparse
 
 
 def _outcomes(
-    crds: list[Any], files: list[Any], version: str, checks: list[dict[str, Any]]
+    crds: list[Any], files: list[Any], version: str, checks: list[dict[str, Any]], runtime_config: list[str]
 ) -> tuple[list[Outcome], list[str]]:
     """Every CRD's and other object's verdict at one version (each CRD's check kept in `checks`), and the
     documents that could not be read."""
@@ -93,7 +93,8 @@ def _outcomes(
         outcomes.append(
             Outcome(f"{crd.source}: CRD {crd.name}", verdict, bool(check.errors), message, crd.file, crd.line)
         )
-    others = check_files(files, version, report_unreadable=False, documents=_patched_documents)
+    others = check_files(files, version, report_unreadable=False, documents=_patched_documents,
+                         runtime_config=runtime_config)  # fmt: skip
     for where, checked in others.checked:
         message = "; ".join([*checked.errors, *(f"Warning: {w}" for w in checked.warnings)])
         subject = f"{where}: {checked.kind} {checked.name}".rstrip()
@@ -143,7 +144,7 @@ def _check(args: argparse.Namespace) -> int:
         reports += file_check.reports
         crds, rules = crds + len(file_check.reports), rules + sum(report["rules"] for report in file_check.reports)
     others = check_files(others_files, args.k8s_version or NEWEST, report_unreadable=False,
-                         documents=_patched_documents)  # fmt: skip
+                         documents=_patched_documents, runtime_config=args.runtime_config)  # fmt: skip
     others.skipped += _kustomize_skipped(all_files, tree)
     problems += others.problems
     for problem in others.problems:

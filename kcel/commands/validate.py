@@ -104,18 +104,26 @@ def _validate(args: argparse.Namespace) -> int:
 def _print_report(report: Report, verbose: bool) -> None:
     from kcel import annotations
 
+    decoding = dict(zip((p["message"] for p in report.decoding), annotations.decoding_places(report), strict=True))
     if report.status == "error":
         print(f"{report.where}: error: {report.message}", file=sys.stderr)
     elif report.status == "invalid":
         print(f"{report.where}: {report.message}")
-        for place in annotations.field_places(report):
+        places = [decoding[p] for p in decoding if p not in report.warnings] + annotations.field_places(report)
+        for place in places:
             print(f"  at {place}")
+        if report.after_decoding:  # what strict decoding kept the API server from saying
+            print(f"  once those fields are fixed: {report.after_decoding}")
+            for place in annotations.field_places(report, report.after_decoding_errors):
+                print(f"  at {place}")
     elif verbose and report.status == "skipped":
         print(f"{report.where}: skipped: {report.message}")
     elif verbose:
         print(f"{report.where}: {report.kind} {json.dumps(report.name)} is valid")
     for warning in report.warnings:
         print(f"{report.where}: warning: {warning}")
+        if warning in decoding:
+            print(f"  at {decoding[warning]}")
 
 
 def _old_objects(paths: list[str]) -> list[Any]:

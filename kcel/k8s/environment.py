@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import functools
 import importlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -61,13 +62,24 @@ BASE: tuple[Option, ...] = (
 )
 
 
+_VERSION = re.compile(r"v?([0-9]+)\.([0-9]+)(?:\.[0-9]+)?")
+
+
 def parse_version(text: str) -> Version:
-    """`"1.30"` -> (1, 30)."""
-    try:
-        major, minor = (int(part) for part in text.split(".")[:2])
-    except ValueError:
-        raise ValueError(f"invalid Kubernetes version {text!r}: expected MAJOR.MINOR, e.g. 1.30") from None
-    return major, minor
+    """`"1.30"` -> (1, 30), as Kubernetes versions are written: `v1.30` (kubectl version's), and a patch release,
+    `1.30.4`, as its minor (kcel answers as each minor's newest patch release, with the fixes backported to it)."""
+    matched = _VERSION.fullmatch(text.strip())
+    if matched is None:
+        raise ValueError(
+            f"invalid Kubernetes version {text!r}: expected MAJOR.MINOR, e.g. 1.30 (v1.30 and 1.30.4 are read as 1.30)"
+        )
+    return int(matched[1]), int(matched[2])
+
+
+def canonical_version(text: str) -> str:
+    """`"v1.31.4"` -> `"1.31"`: the minor a version names, spelt as kcel's options and tables spell it."""
+    major, minor = parse_version(text)
+    return f"{major}.{minor}"
 
 
 SUPPORTED = f"{OLDEST[0]}.{OLDEST[1]} to {LATEST[0]}.{LATEST[1]}"
@@ -123,7 +135,7 @@ def add_version_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup
             raise argparse.ArgumentTypeError(str(err)) from None
         if len(versions) > 1 and not several:
             raise argparse.ArgumentTypeError(f"one version only here, not {text}")
-        return text
+        return versions[0] if len(versions) == 1 else text  # `v1.31.4` as `1.31`
 
     metavar, more = ("1.N[-1.M][,...]", ", or a range or list of them") if several else ("1.N", "")
     parser.add_argument(

@@ -595,13 +595,14 @@ def _request(admission: Mapping[str, Any]) -> dict[str, Any] | None:
     """The AdmissionRequest the API server would send: a create of `object`, an update when oldObject is set too,
     a delete when only oldObject is; the request variable holds it without the objects themselves."""
     from kcel.k8s.admission import RequestError, request_from_objects
+    from kcel.k8s.admission.identity import DEFAULT_USER, authenticated_groups
 
     obj, old = admission.get("object"), admission.get("oldObject")
     if obj is None and old is None:
         return None
     try:
-        request = request_from_objects(obj, old, operation="DELETE" if obj is None else None, user="kcel-repl",
-                                       groups=("system:authenticated",))  # fmt: skip
+        request = request_from_objects(obj, old, operation="DELETE" if obj is None else None, user=DEFAULT_USER,
+                                       groups=authenticated_groups(()))  # fmt: skip
     except RequestError as err:
         raise CommandError(str(err)) from None
     return {k: v for k, v in request.items() if k not in ("object", "oldObject")}

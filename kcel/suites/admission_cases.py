@@ -17,6 +17,7 @@ import yaml
 
 from kcel.k8s import field as fe
 from kcel.k8s.admission.decision import Decision
+from kcel.k8s.admission.identity import DEFAULT_USER, authenticated_groups
 from kcel.k8s.admission.loading import load
 from kcel.k8s.admission.policyset import PolicySet
 from kcel.k8s.admission.request import request_from_objects
@@ -28,15 +29,14 @@ from kcel.suites.model import AdmissionExpect, Case, Mismatch, Suite
 
 EXPECT_KEYS = ("allowed", "message", "reason", "code", "warnings", "auditAnnotations", "patched", "patch")
 SHORTHANDS = {"allowed": True, "denied": False}
-AUTHENTICATED = "system:authenticated"
 
 
 def admission_request(case: Case, crds: Iterable[Any] = ()) -> dict[str, Any]:
     """The AdmissionReview request a case sends (also to webhooks): its objects, operation, user, groups (with
     `system:authenticated`), namespace and subresource; `crds` (`Resources.crds`) name custom resources' plurals."""
     return request_from_objects(
-        case.sent.value, case.old.value if case.old else None, operation=case.operation, user=case.user,
-        groups=list(dict.fromkeys([*case.groups, AUTHENTICATED])), namespace=case.namespace,
+        case.sent.value, case.old.value if case.old else None, operation=case.operation,
+        user=case.user or DEFAULT_USER, groups=authenticated_groups(case.groups), namespace=case.namespace,
         subresource=case.subresource or "", crds=crds,
     )  # fmt: skip
 
@@ -156,7 +156,7 @@ def prepare(suite: Suite, versions: tuple[str, ...]) -> AdmissionTarget:
     loaded.objects += [dict(obj) for obj in suite.objects]
     compiled = {}
     for version in versions:
-        policies = PolicySet(loaded, version)
+        policies = PolicySet(loaded, version, runtime_config=suite.runtime_config)
         at = f" (Kubernetes {version})" if len(versions) > 1 else ""
         _raise_all(suite.where, "policies", [problem + at for problem in policies.problems])
         compiled[version] = policies

@@ -21,11 +21,14 @@ import copy
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from kcel.k8s import field as fe
+from kcel.k8s.admission.identity import DEFAULT_USER
+from kcel.k8s.admission.served import runtime_config
 from kcel.k8s.environment import NEWEST, server_version
 from kcel.k8s.manifests.decoding import Document, decode_documents
 from kcel.k8s.manifests.files import is_suite, manifest_files
@@ -58,8 +61,9 @@ SUBJECTS = {
 }  # fmt: skip
 COMMON_KEYS = ("k8sVersion", "base", "cases")
 SUITE_KEYS = {
-    CRD: ("crds", *COMMON_KEYS), ADMISSION: ("policies", "params", "namespaces", "rbac", *COMMON_KEYS),
-    WEBHOOKS: ("webhooks", "namespaces", "rbac", *COMMON_KEYS), DEVICES: ("devices", *COMMON_KEYS),
+    CRD: ("crds", *COMMON_KEYS), DEVICES: ("devices", "runtimeConfig", *COMMON_KEYS),
+    ADMISSION: ("policies", "params", "namespaces", "rbac", "user", "groups", "runtimeConfig", *COMMON_KEYS),
+    WEBHOOKS: ("webhooks", "namespaces", "rbac", "user", "groups", *COMMON_KEYS),
     AUTHENTICATION: ("authentication", "k8sVersion", "cases"), AUTHORIZATION: ("authorization", "k8sVersion", "cases"),
 }  # fmt: skip
 REQUEST_CASE_KEYS = (
@@ -169,6 +173,10 @@ def read_suite(value: Any, where: Where) -> Suite:
     if doc.has("base"):
         base = attempt(errors, _claim if kind == DEVICES else _object, doc, "base", folder) or UNREADABLE_BASE
     cases = _cases(doc, kind, base, folder, errors)
+    if kind in (ADMISSION, WEBHOOKS):
+        identity = attempt(errors, lambda: (doc.string("user"), doc.strings("groups")))
+        user, groups = identity if identity is not None else (None, None)
+        cases = tuple(replace(c, user=c.user or user or DEFAULT_USER, groups=c.groups or groups or ()) for c in cases)
     raise_every(errors)
     assert inputs is not None and versions is not None
     return Suite(where, kind, cases, versions, **inputs)
@@ -211,14 +219,26 @@ def _suite_inputs(doc: Fields, kind: str, folder: Path) -> dict[str, Any]:
     if kind in (AUTHENTICATION, AUTHORIZATION):
         return {"configuration": _object(doc, kind, folder)}
     if kind == DEVICES:
-        return {"files": _paths(doc, "devices", folder, required=True)}
+        return {"files": _paths(doc, "devices", folder, required=True), "runtime_config": _runtime_config(doc)}
     rbac_objects, rbac = _objects_or_paths(doc, "rbac", folder)
     if kind == WEBHOOKS:
         return dict(files=_paths(doc, "webhooks", folder, required=True), rbac=rbac, rbac_objects=rbac_objects,
                     objects=tuple(_namespaces(doc)))  # fmt: skip
     objects, params = _objects_or_paths(doc, "params", folder)
     return dict(policies=_paths(doc, "policies", folder, required=True), params=params, rbac=rbac,
-                objects=(*objects, *_namespaces(doc)), rbac_objects=rbac_objects)  # fmt: skip
+                objects=(*objects, *_namespaces(doc)), rbac_objects=rbac_objects,
+                runtime_config=_runtime_config(doc))  # fmt: skip
+
+
+def _runtime_config(doc: Fields) -> tuple[str, ...]:
+    """`runtimeConfig:`, the alpha and beta API versions the suite assumes switched on (kcel admit's
+    --runtime-config: `admissionregistration.k8s.io/v1beta1`)."""
+    given = doc.strings("runtimeConfig") or ()
+    try:
+        runtime_config(given)
+    except ValueError as err:
+        raise doc.error("runtimeConfig", str(err)) from None
+    return tuple(given)
 
 
 def read_versions(doc: Fields, key: str) -> tuple[str, ...]:

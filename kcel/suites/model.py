@@ -185,6 +185,7 @@ class Suite:
     rbac_objects: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
     files: tuple[Path, ...] = ()  # webhooks: configurations (and Namespaces, CRDs); devices: classes and slices
     configuration: ObjectInput | None = field(default=None, repr=False)  # authentication or authorization
+    runtime_config: tuple[str, ...] = ()  # policies: alpha and beta API versions assumed switched on
 
     def case_id(self, case: Case) -> str:
         """`file::name`, what -k selects on and reports print."""

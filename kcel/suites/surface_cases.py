@@ -395,6 +395,7 @@ class DeviceTarget:
 
     classes: tuple[Source, ...]
     slices: tuple[Source, ...]
+    runtime_config: tuple[str, ...] = ()  # the suite's runtimeConfig: alpha and beta resource.k8s.io versions
 
     def answer(self, case: Case, version: str) -> dra.Selection:
         """The devices each request may have; raises ValueError when that version has no device selectors, or its
@@ -404,7 +405,7 @@ class DeviceTarget:
         dra.selector_env(version, stored=True, feature_gates=gates)  # Kubernetes before 1.31 has none
         claim = given.claim
         for where, document in (*self.classes, (str(claim.path), claim.value)):
-            checked = dra.check(document, where, version, feature_gates=gates)
+            checked = dra.check(document, where, version, feature_gates=gates, runtime_config=self.runtime_config)
             if checked.errors:
                 what = f"the {checked.kind or 'object'} {_name(document)} ({where})"
                 raise ValueError(f"Kubernetes {version} would refuse {what}: {one_line('; '.join(checked.errors))}")
@@ -445,7 +446,7 @@ def prepare_devices(suite: Suite, versions: tuple[str, ...]) -> DeviceTarget:
             raise _foreign(suite, "devices", where, obj, "DeviceClasses and ResourceSlices")
     if not found["ResourceSlice"]:
         raise SuiteError(suite.where, fe.Path.new("devices"), "no ResourceSlice in these files: no device to select")
-    return DeviceTarget(tuple(found["DeviceClass"]), tuple(found["ResourceSlice"]))
+    return DeviceTarget(tuple(found["DeviceClass"]), tuple(found["ResourceSlice"]), suite.runtime_config)
 
 
 # -- structured authentication --------------------------------------------------------------------------------------

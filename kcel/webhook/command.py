@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kcel.k8s.admission.served import add_runtime_config_option
 from kcel.k8s.environment import add_version_option
 
 if TYPE_CHECKING:
@@ -32,15 +33,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     files = parser.add_argument_group("policies")
     files.add_argument(
-        "--policies", action="append", required=True, metavar="DIR",
-        help="file or directory of Validating- and MutatingAdmissionPolicy and Binding YAML/JSON (repeatable; "
-        "recursive; hidden entries such as ConfigMap volumes' ..data copies are skipped)",
+        "--policy", action="append", default=[], metavar="FILE|DIR",
+        help="file or directory of Validating- and MutatingAdmissionPolicy and Binding YAML/JSON (required; "
+        "repeatable; recursive; hidden entries such as ConfigMap volumes' ..data copies are skipped)",
     )  # fmt: skip
     files.add_argument(
-        "--resources", action="append", default=[], metavar="DIR",
+        "--params", action="append", default=[], metavar="FILE|DIR",
         help="file or directory of param objects and Namespaces the policies refer to (repeatable)",
     )  # fmt: skip
+    # The spellings of kcel 0.x, still read: kcel admit and kcel audit say --policy and --params.
+    files.add_argument("--policies", action="append", dest="policy", help=argparse.SUPPRESS)
+    files.add_argument("--resources", action="append", dest="params", help=argparse.SUPPRESS)
     add_version_option(files)
+    add_runtime_config_option(files)
     tls = parser.add_argument_group("TLS")
     tls.add_argument("--cert", metavar="FILE", help="PEM certificate chain (reloaded when it changes)")
     tls.add_argument("--key", metavar="FILE", help="PEM private key (reloaded when it changes)")
@@ -152,6 +157,9 @@ def missing_server_packages() -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Start the server and block until SIGTERM/SIGINT; exit status 0 once drained, 2 for unusable options or a
     missing server package, 1 for a bad certificate or workers that keep dying."""
+    if not args.policy:
+        print("kcel serve: --policy FILE|DIR is required", file=sys.stderr)
+        return 2
     if missing := missing_server_packages():
         print(f"kcel serve needs {', '.join(missing)}: pip install 'kcel[serve]'", file=sys.stderr)
         return 2
@@ -159,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
 
     logs.configure(args.log_level)
     log = logging.getLogger("kcel.webhook")
-    missing_paths = [p for p in [*args.policies, *args.resources] if not Path(p).exists()]
+    missing_paths = [p for p in [*args.policy, *args.params] if not Path(p).exists()]
     if missing_paths:  # a typo would serve no policy at all, allowing everything
         print(f"kcel serve: {missing_paths[0]}: no such file or directory", file=sys.stderr)
         return 2
@@ -188,8 +196,9 @@ def run(args: argparse.Namespace) -> int:
         max_queue=args.max_queue, shutdown_delay=args.shutdown_delay, max_body_bytes=args.max_body_bytes_in_flight,
     )  # fmt: skip
     return serve(
-        args.policies, args.resources, host=args.host, port=args.port, settings=settings, tls=tls,
+        args.policy, args.params, host=args.host, port=args.port, settings=settings, tls=tls,
         k8s_version=args.k8s_version, workers=args.workers, limits=limits_from(args),
+        runtime_config=args.runtime_config,
     )  # fmt: skip
 
 

@@ -61,10 +61,12 @@ class PolicyStore:
         *,
         k8s_version: str | None = None,
         loader: Loader | None = None,
+        runtime_config: Sequence[str] = (),
     ) -> None:
         self.policy_paths = [Path(p) for p in policies]
         self.resource_paths = [Path(p) for p in resources]
         self.k8s_version = k8s_version
+        self.runtime_config = tuple(runtime_config)  # alpha and beta API versions assumed on
         self._loader = loader or self._load_with_engine
         self._stamp: Stamp | None = None
         self.served: Served | None = None
@@ -115,7 +117,8 @@ class PolicyStore:
     def _load_with_engine(self, policy_files: Sequence[Path], resource_files: Sequence[Path]) -> PolicySet:
         from kcel.k8s.admission import PolicySet  # imported on first load: keeps `import kcel.webhook` cheap
 
-        return PolicySet.load(policy_files, resources=resource_files, k8s_version=self.k8s_version)
+        return PolicySet.load(policy_files, resources=resource_files, k8s_version=self.k8s_version,
+                              runtime_config=self.runtime_config)  # fmt: skip
 
 
 def list_files(paths: Sequence[Path]) -> list[Path]:

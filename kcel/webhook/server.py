@@ -23,7 +23,7 @@ import os
 import signal
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import uvicorn
@@ -85,10 +85,11 @@ def serve(
     k8s_version: str | None,
     workers: int = 1,
     limits: Limits = DEFAULT_LIMITS,
+    runtime_config: Sequence[str] = (),
 ) -> int:
     """Run until SIGTERM/SIGINT; 0 after a graceful shutdown, 1 if the port cannot be bound or workers keep dying."""
 
-    store = PolicyStore(policies, resources, k8s_version=k8s_version)
+    store = PolicyStore(policies, resources, k8s_version=k8s_version, runtime_config=runtime_config)
     if workers > 1:
         # Compile once before forking: every worker starts with the set (shared copy-on-write) and is ready at
         # once. Loading in each worker instead let one answer "no policies loaded yet" while another said ready.

@@ -220,6 +220,7 @@ async def test_functions_complete_sign_and_hover_with_their_versions(client: Lan
 @pytest.mark.asyncio
 async def test_a_mutating_policy_error_inside_a_folded_block(client: LanguageClient, tmp_path: Path) -> None:
     policy = (ROOT / "examples" / "admission" / "mutating" / "docs-json-patch.yaml").read_text(encoding="utf-8")
+    policy = policy.replace("admissionregistration.k8s.io/v1beta1", "admissionregistration.k8s.io/v1")  # served
     broken = policy.replace('op: "add",', 'op: "add" path,', 1)  # a missing comma, inside a `>` block
     (diagnostic, *_) = await opened(client, tmp_path / "policy.yaml", broken)
     assert "compilation failed" in diagnostic.message and "Syntax error" in diagnostic.message

@@ -551,7 +551,7 @@ def test_bad_authorization_cases(
      "configurations), devices (DeviceClasses and ResourceSlices), authentication (an AuthenticationConfiguration) or "
      "authorization (an AuthorizationConfiguration)"),
     ({"devices": "resource-slice.yaml", "namespaces": {}},
-     "namespaces: unknown field (known here: devices, k8sVersion, base, cases)"),
+     "namespaces: unknown field (known here: devices, runtimeConfig, k8sVersion, base, cases)"),
     ({"authorization": "nope.yaml"}, "authorization: T/surfaces/nope.yaml: no such file"),
 ])  # fmt: skip
 def test_a_suite_tests_one_thing(

@@ -22,14 +22,14 @@ def test_serve_without_a_server_package_exits_2_saying_what_to_install(
     package: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setitem(sys.modules, package, None)  # what an absent package looks like to the import system
-    assert main(["serve", "--policies", str(POLICIES), "--insecure-http", "--port", "0"]) == 2
+    assert main(["serve", "--policy", str(POLICIES), "--insecure-http", "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert err == f"kcel serve needs {package}: pip install 'kcel[serve]'\n"
 
 
 def test_serve_refuses_policies_that_do_not_exist(capsys: pytest.CaptureFixture[str]) -> None:
     """A typo would serve no policy at all, allowing every request."""
-    assert main(["serve", "--policies", "nope/", "--insecure-http", "--port", "0"]) == 2
+    assert main(["serve", "--policy", "nope/", "--insecure-http", "--port", "0"]) == 2
     assert capsys.readouterr().err == "kcel serve: nope/: no such file or directory\n"
 
 
@@ -41,5 +41,5 @@ def test_serve_help_names_both_webhooks(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_a_client_ca_needs_tls(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve", "--policies", str(POLICIES), "--insecure-http", "--client-ca", "ca.pem", "--port", "0"]) == 2
+    assert main(["serve", "--policy", str(POLICIES), "--insecure-http", "--client-ca", "ca.pem", "--port", "0"]) == 2
     assert "--client-ca needs TLS" in capsys.readouterr().err

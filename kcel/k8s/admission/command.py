@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kcel.k8s.admission.identity import AUTHENTICATED, DEFAULT_USER, authenticated_groups
+from kcel.k8s.admission.served import add_runtime_config_option
 from kcel.k8s.environment import add_version_option
 
 if TYPE_CHECKING:
@@ -35,8 +37,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", action="append", default=[], metavar="FILE|DIR", help="policies (and bindings)")
     parser.add_argument("--binding", action="append", default=[], metavar="FILE|DIR", help="policy bindings")
     parser.add_argument(
-        "--params", action="append", default=[], metavar="DIR", help="param objects, Namespaces and CRDs"
+        "--params", action="append", default=[], metavar="FILE|DIR", help="param objects, Namespaces and CRDs"
     )
+    # kcel serve's former spellings, read everywhere so that one command line moves between the commands.
+    parser.add_argument("--policies", action="append", dest="policy", help=argparse.SUPPRESS)
+    parser.add_argument("--resources", action="append", dest="params", help=argparse.SUPPRESS)
     parser.add_argument("--rbac", action="append", default=[], metavar="DIR", help="RBAC objects for `authorizer`")
     parser.add_argument(
         "--schema", action="append", default=[], metavar="FILE",
@@ -45,6 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_request_options(parser)
     add_version_option(parser, several=True)
+    add_runtime_config_option(parser)
     parser.add_argument(
         "--verbose",
         "-v",
@@ -67,8 +73,14 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
     """The options that make an admission request of an object: `kcel admit`'s and `kcel match-webhooks`'."""
     parser.add_argument("--old", metavar="OLD.yaml", help="the objects before the update")
     parser.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE", "CONNECT"), type=str.upper)
-    parser.add_argument("--user", default="", help="the requesting user's name")
-    parser.add_argument("--group", action="append", default=[], help="the user's groups (repeatable)")
+    parser.add_argument(
+        "--user",
+        default=DEFAULT_USER,
+        help=f"the requesting user's name (default {DEFAULT_USER}, the same in every command)",
+    )
+    parser.add_argument("--group", action="append", default=[],
+                        help=f"the user's groups (repeatable; {AUTHENTICATED} is always added, as the API server adds "
+                        "it for any authenticated user)")  # fmt: skip
     parser.add_argument(
         "--namespace", "-n", help="the namespace of namespaced objects (default: their own, else default)"
     )
@@ -99,7 +111,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         versions = requested_versions(args.k8s_version)
         policies = PolicySet.load([*args.policy, *args.binding], resources=args.params, schemas=args.schema,
-                                  k8s_version=versions[0] if versions else None)  # fmt: skip
+                                  k8s_version=versions[0] if versions else None,
+                                  runtime_config=args.runtime_config)  # fmt: skip
     except ValueError as err:  # an unknown --k8s-version, a broken .kcel.yaml
         raise UsageError(str(err)) from None
     authorizer = rbac_authorizer(args.rbac)
@@ -107,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
         return _at_each(args, policies, authorizer, versions)
     records, problems = _admit_all(args, policies, authorizer, show=args.output == "text")
     problems = [*policies.problems, *problems]
-    warnings = list(policies.warnings)
+    warnings = [*policies.warnings, *assumed_namespaces(records, policies)]
     for record in records:
         if not record["applied"]:
             warnings.append(f"{record['source']}: no policy applied to {_target(record)} (kcel admit -v says why)")
@@ -143,7 +156,7 @@ def _at_each(args: argparse.Namespace, policies: PolicySet, authorizer: Any, ver
     for version in versions:
         if version != versions[0]:
             policies = PolicySet.load([*args.policy, *args.binding], resources=args.params, schemas=args.schema,
-                                      k8s_version=version)  # fmt: skip
+                                      k8s_version=version, runtime_config=args.runtime_config)  # fmt: skip
         records, found = _admit_all(args, policies, authorizer, show=False)
         problems += [problem for problem in [*policies.problems, *found] if problem not in problems]
         answers[version] = [
@@ -258,9 +271,9 @@ def request_for(args: argparse.Namespace, obj: Any, old: Any, crds: Any = ()) ->
     """The AdmissionReview request the options describe (an authenticated user: `system:authenticated` added)."""
     from kcel.k8s.admission.request import request_from_objects
 
-    groups = list(dict.fromkeys([*args.group, "system:authenticated"]))
     return request_from_objects(
-        obj, old, operation=args.operation, user=args.user, groups=groups, namespace=args.namespace,
+        obj, old, operation=args.operation, user=args.user, groups=authenticated_groups(args.group),
+        namespace=args.namespace,
         subresource=args.subresource, crds=crds,
     )  # fmt: skip
 
@@ -276,6 +289,21 @@ def _admit(args: argparse.Namespace, policies: PolicySet, authorizer: Any, obj: 
                                      policies.resources.crds)  # fmt: skip
     record["notes"] = [guess] if guess and not args.subresource else []
     return record
+
+
+def assumed_namespaces(records: list[dict[str, Any]], policies: PolicySet) -> list[str]:
+    """A warning for each namespace the requests are in that no Namespace object was given for: the API server's
+    is there, with its labels, which namespaceSelectors and `namespaceObject` read; kcel's has only the one label
+    every Namespace gets."""
+    if not policies.policies and not policies.mutating_policies:
+        return []
+    named = dict.fromkeys(str(r["namespace"]) for r in records if r["namespace"])
+    return [
+        f"Namespace {name!r} is not among the objects given: assumed to exist with only the label "
+        f"kubernetes.io/metadata.name={name} (give its Namespace object with --params for its other labels)"
+        for name in named
+        if policies.resources.given_namespace(name) is None
+    ]
 
 
 def _record(request: dict[str, Any], decision: Decision) -> dict[str, Any]:

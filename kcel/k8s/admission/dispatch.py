@@ -80,14 +80,21 @@ class Resources:
 
     def namespace(self, name: str) -> Mapping[str, Any]:
         """The Namespace object; one that was not given is assumed to exist with only its automatic label."""
-        for obj in self._by_kind.get(("", "Namespace"), ()):
-            if _meta(obj).get("name") == name:
-                return obj
+        found = self.given_namespace(name)
+        if found is not None:
+            return found
         return {
             "apiVersion": "v1",
             "kind": "Namespace",
             "metadata": {"name": name, "labels": {NAMESPACE_NAME_LABEL: name}},
         }
+
+    def given_namespace(self, name: str) -> Mapping[str, Any] | None:
+        """The Namespace object given for `name`, or None (then `namespace` assumes one)."""
+        for obj in self._by_kind.get(("", "Namespace"), ()):
+            if _meta(obj).get("name") == name:
+                return obj
+        return None
 
     def of_kind(self, api_version: str, kind: str) -> list[Mapping[str, Any]]:
         return list(self._by_kind.get((split_api_version(api_version)[0], kind), ()))

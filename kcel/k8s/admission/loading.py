@@ -281,6 +281,7 @@ def read_policy(doc: _Reader, where: str) -> Policy:
         param_kind=_param_kind(spec.mapping("paramKind")),
         failure_policy=spec.choice("failurePolicy", (FAIL, IGNORE), FAIL),
         source=where,
+        api_version=str(doc.data.get("apiVersion")),
     )
 
 
@@ -375,6 +376,7 @@ def read_binding(doc: _Reader, where: str) -> Binding:
         param_ref=_param_ref(spec.mapping("paramRef")),
         match_resources=_match_resources(match) if match is not None else None,
         source=where,
+        api_version=str(doc.data.get("apiVersion")),
     )
 
 

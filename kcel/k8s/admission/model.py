@@ -98,6 +98,7 @@ class Policy:
     param_kind: ParamKind | None = None
     failure_policy: str = FAIL
     source: str = ""  # `file: document N`, for messages
+    api_version: str = "admissionregistration.k8s.io/v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,7 @@ class Binding:
     param_ref: ParamRef | None = None
     match_resources: MatchResources | None = None
     source: str = ""
+    api_version: str = "admissionregistration.k8s.io/v1"
 
 
 # -- MutatingAdmissionPolicy ---------------------------------------------------------------------------------------

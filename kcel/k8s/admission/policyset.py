@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from kcel.env import Env
 from kcel.k8s import field as fe
@@ -29,6 +29,8 @@ from kcel.k8s.admission.mutation import (
     compile_mutating_policy,
     mutate_request,
 )
+from kcel.k8s.admission.served import MUTATING_KIND, VALIDATING_KIND, unserved
+from kcel.k8s.admission.served import runtime_config as runtime_config_of
 from kcel.k8s.crds.crd import crds_of
 from kcel.k8s.environment import NEWEST, server_version
 from kcel.k8s.patch.diff import diff
@@ -45,41 +47,54 @@ class PolicySet:
     """
 
     def __init__(
-        self, loaded: Loaded, k8s_version: str | None = None, schema_files: Sequence[Mapping[str, Any]] = ()
+        self,
+        loaded: Loaded,
+        k8s_version: str | None = None,
+        schema_files: Sequence[Mapping[str, Any]] = (),
+        runtime_config: Iterable[str] = (),
     ) -> None:
+        """`runtime_config`: the alpha and beta API versions to assume switched on (kube-apiserver's
+        `--runtime-config`, `admissionregistration.k8s.io/v1beta1`); others are refused as a cluster on its
+        defaults refuses them (kcel.k8s.admission.served)."""
         self.server = server_version(k8s_version)  # the API server answering (ValueError if unsupported)
+        self.enabled = runtime_config_of(runtime_config)
         envs = Environments(Env(k8s_version=k8s_version or NEWEST, environment="stored"))
         self.problems: list[str] = list(loaded.problems)
+        policies = self._served(VALIDATING_KIND, loaded.policies)
+        bindings = self._served(VALIDATING_KIND, loaded.bindings)
         with fe.answering_as(self.server):
             self.policies: tuple[CompiledPolicy, ...] = tuple(
-                compile_policy(p, envs) for p in sorted(loaded.policies, key=lambda p: p.name)
+                compile_policy(p, envs) for p in sorted(policies, key=lambda p: p.name)
             )
         self.bindings: Mapping[str, tuple[Binding, ...]] = {
-            p.policy.name: tuple(sorted((b for b in loaded.bindings if b.policy_name == p.policy.name),
+            p.policy.name: tuple(sorted((b for b in bindings if b.policy_name == p.policy.name),
                                         key=lambda b: b.name))
             for p in self.policies
         }  # fmt: skip
         self.resources = Resources(tuple(loaded.objects))
         self.problems += _compile_problems(self.policies)
         # What the API server accepts but makes nothing happen: said, not an error (kcel admit prints warnings).
-        self.warnings: list[str] = _dangling(self.policies, loaded.bindings, "ValidatingAdmissionPolicy")
+        self.warnings: list[str] = _dangling(self.policies, bindings, "ValidatingAdmissionPolicy")
         self._mutating(loaded, envs, schema_files)
         if not self.policies and not self.mutating_policies:
             self.warnings.append("no ValidatingAdmissionPolicy or MutatingAdmissionPolicy was loaded")
 
+    def _served(self, kind: str, documents: Sequence[_Served]) -> list[_Served]:
+        """The policies or bindings of an API version this server serves; a problem for each of the others."""
+        served = []
+        for document in documents:
+            named = kind + ("Binding" if isinstance(document, (Binding, MutatingBinding)) else "")
+            reason = unserved(named, document.api_version, self.server, self.enabled)
+            if reason is None:
+                served.append(document)
+            else:
+                self.problems.append(f"{document.source}: {reason}")
+        return served
+
     def _mutating(self, loaded: Loaded, envs: Environments, schema_files: Sequence[Mapping[str, Any]]) -> None:
         """MutatingAdmissionPolicies of an API version this server serves, compiled; their bindings by policy."""
-        served = []
-        for policy in loaded.mutating_policies + loaded.mutating_bindings:
-            since = MUTATING_API_VERSIONS.get(policy.api_version)
-            if since is None or self.server < since:
-                kind = "MutatingAdmissionPolicy" + ("" if isinstance(policy, MutatingPolicy) else "Binding")
-                self.problems.append(
-                    f"{policy.source}: {policy.api_version} {kind} is not served by Kubernetes "
-                    f"{self.server[0]}.{self.server[1]} ({_served_versions()})"
-                )
-            else:
-                served.append(policy)
+        documents: list[MutatingPolicy | MutatingBinding] = [*loaded.mutating_policies, *loaded.mutating_bindings]
+        served = self._served(MUTATING_KIND, documents)
         with fe.answering_as(self.server):
             self.mutating_policies: tuple[CompiledMutatingPolicy, ...] = tuple(
                 compile_mutating_policy(p, envs)
@@ -106,6 +121,7 @@ class PolicySet:
         resources: Sequence[str | os.PathLike[str]] = (),
         schemas: Sequence[str | os.PathLike[str]] = (),
         k8s_version: str | None = None,
+        runtime_config: Iterable[str] = (),
     ) -> PolicySet:
         """Validating and mutating policies and bindings from files/directories (YAML/JSON, several documents,
         `kind: List`).
@@ -113,13 +129,14 @@ class PolicySet:
         `resources`: param objects, Namespaces and CRDs (what the API server would look up); other objects in
         the policy files count as resources too. `schemas`: OpenAPI v3 documents of built-in kinds
         (`kubectl get --raw /openapi/v3/apis/apps/v1`) for apply configurations, when the `kcel[schemas]` extra
-        is not installed. Documents that cannot be used are listed in `.problems`.
+        is not installed. `runtime_config`: alpha and beta API versions to assume switched on
+        (`admissionregistration.k8s.io/v1beta1`). Documents that cannot be used are listed in `.problems`.
         """
         loaded = load([Path(p) for p in paths])
         loaded = load([Path(p) for p in resources], loaded)
         schema_files, problems = load_schema_files([Path(p) for p in schemas])
         loaded.problems += problems
-        return cls(loaded, k8s_version, schema_files)
+        return cls(loaded, k8s_version, schema_files, runtime_config)
 
     @classmethod
     def from_manifests(
@@ -128,6 +145,7 @@ class PolicySet:
         *,
         resources: str | Iterable[Mapping[str, Any]] = (),
         k8s_version: str | None = None,
+        runtime_config: Iterable[str] = (),
     ) -> PolicySet:
         """Policies and bindings (with params, Namespaces and CRDs in `resources`) already in memory: YAML or JSON
         text, or decoded objects, as a program that builds or fetches them has them.
@@ -136,7 +154,7 @@ class PolicySet:
         ['no ValidatingAdmissionPolicy or MutatingAdmissionPolicy was loaded']
         """
         loaded = load_documents(policies, source="<policies>")
-        return cls(load_documents(resources, loaded, source="<resources>"), k8s_version)
+        return cls(load_documents(resources, loaded, source="<resources>"), k8s_version, runtime_config=runtime_config)
 
     def admit(
         self, request: Mapping[str, Any], *, authorizer: Authorizer | None = None, deadline: float | None = None
@@ -189,12 +207,14 @@ class PolicySet:
         return replace(decision, patched=final, patch=tuple(diff(original, final)))
 
 
-MUTATING_API_VERSIONS = {f"admissionregistration.k8s.io/{v}": since for v, since in
-                         (("v1alpha1", (1, 32)), ("v1beta1", (1, 34)), ("v1", (1, 36)))}  # fmt: skip
+class _Versioned(Protocol):
+    @property
+    def api_version(self) -> str: ...
+    @property
+    def source(self) -> str: ...
 
 
-def _served_versions() -> str:
-    return ", ".join(f"{v.rpartition('/')[2]} from {m}.{n}" for v, (m, n) in MUTATING_API_VERSIONS.items())
+_Served = TypeVar("_Served", bound=_Versioned)
 
 
 def _mutation_denied(mutated: MutatingResult, meter: Meter) -> Decision:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from kcel.k8s.admission.identity import DEFAULT_USER
 from kcel.k8s.admission.matching import GVK, GVR, Attributes
 from kcel.values import is_mapping
 
@@ -108,7 +109,7 @@ def request_from_objects(
     old: Mapping[str, Any] | None = None,
     *,
     operation: str | None = None,
-    user: str = "",
+    user: str = DEFAULT_USER,
     groups: Sequence[str] = (),
     uid: str = DEFAULT_UID,
     namespace: str | None = None,

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from kcel.k8s.crds.crd import CRD, CRDLoadError, internal_schemas, load_crds, load_manifests
-from kcel.k8s.crds.objects import validate_object
+from kcel.k8s.crds.hints import decoding_problems, field_hint
+from kcel.k8s.crds.objects import ObjectResult, validate_object
 from kcel.k8s.field import invalid_status_message
 from kcel.k8s.manifests.decoding import Document
 from kcel.k8s.manifests.files import OldObjects, manifest_files
+from kcel.k8s.schemas.schema import Schema
 from kcel.k8s.schemas.structural import structural_errors
 
 
@@ -42,6 +44,11 @@ class Report:
     reason: str = ""  # "Invalid" (422) or "BadRequest" (400) for invalid objects
     errors: tuple[dict[str, str], ...] = ()  # the status causes: reason, message, field
     warnings: tuple[str, ...] = ()
+    # Under strict field validation, an object with unknown or duplicate fields: each (field, message and kcel's
+    # hint), and what the API server would answer once they are fixed (its message and causes; "" if it accepts).
+    decoding: tuple[dict[str, str], ...] = ()
+    after_decoding: str = ""
+    after_decoding_errors: tuple[dict[str, str], ...] = ()
 
     @property
     def where(self) -> str:
@@ -58,8 +65,12 @@ class Report:
             record.update(kind=self.kind, name=self.name)
         if self.status == "error":
             return {**record, "error": self.message}
-        return {**record, "reason": self.reason, "message": self.message, "errors": list(self.errors),
-                "warnings": list(self.warnings)}  # fmt: skip
+        record.update(reason=self.reason, message=self.message, errors=list(self.errors), warnings=list(self.warnings))
+        if self.decoding:  # unknown and duplicate fields: errors (strict, then what comes after), or warnings
+            record["decodingErrors"] = list(self.decoding)
+        if self.decoding and self.reason == "BadRequest":
+            record["afterDecoding"] = {"message": self.after_decoding, "errors": list(self.after_decoding_errors)}
+        return record
 
 
 @dataclass
@@ -218,19 +229,37 @@ def _validate(
     previous = old.get(obj)
     if options.subresource and previous is None:
         return place.report("error", "a status update needs the object before it (--old)")
+
+    def validated(field_validation: str) -> ObjectResult:
+        return validate_object(crd, obj, previous, subresource=options.subresource, field_validation=field_validation,
+                               namespace=options.namespace, strict_errors=document.strict_errors,
+                               k8s_version=options.k8s_version)  # fmt: skip
+
     try:
-        result = validate_object(crd, obj, previous, subresource=options.subresource,
-                                 field_validation=options.field_validation, namespace=options.namespace,
-                                 strict_errors=document.strict_errors, k8s_version=options.k8s_version)  # fmt: skip
+        result = validated(options.field_validation)
+        problems = decoding_problems(result.message) if result.reason == "BadRequest" else []
+        after = validated("Warn") if problems else None  # what the API server reports once they are fixed
+        problems += [found for warning in result.warnings for found in decoding_problems(warning)]
     except ValueError as err:
         return place.report("error", str(err))
     meta = obj.get("metadata")
     name = meta.get("name") if isinstance(meta, dict) else ""
+    schema = _schema_of(crd, str(obj.get("apiVersion"))) if problems else None
+    decoding = tuple({"field": field, "message": problem, "hint": field_hint(schema, field) if
+                      problem.startswith("unknown") else ""} for field, problem in problems)  # fmt: skip
     return place.report(
         "invalid" if result.message else "valid", result.message, kind=crd.kind_group,
         name=name if isinstance(name, str) else "", reason=result.reason,
-        errors=tuple(e.cause() for e in result.errors), warnings=tuple(result.warnings),
+        errors=tuple(e.cause() for e in result.errors), warnings=tuple(result.warnings), decoding=decoding,
+        after_decoding=after.message if after is not None else "",
+        after_decoding_errors=tuple(e.cause() for e in after.errors) if after is not None else (),
     )  # fmt: skip
+
+
+def _schema_of(crd: CRD, api_version: str) -> Schema | None:
+    """The schema of the CRD's version an apiVersion names."""
+    version = next((v for v in crd.versions if v.name == api_version.rpartition("/")[2]), None)
+    return crd.schema_of(version) if version is not None else None
 
 
 def _skipped(obj: Any, catalog: Catalog, options: Options) -> str:

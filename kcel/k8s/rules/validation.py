@@ -196,6 +196,8 @@ def compile_rules(
 
 
 _SELF_TYPES: weakref.WeakKeyDictionary[DeclType, DeclType] = weakref.WeakKeyDictionary()
+_SELF_TYPE_LOCK = threading.Lock()
+_last_self_type_number = 0
 
 
 def _self_type(decl: DeclType) -> DeclType:
@@ -204,10 +206,19 @@ def _self_type(decl: DeclType) -> DeclType:
     what it has built for checking and evaluation (renaming a large schema's type took as long as its rules)."""
     found = _SELF_TYPES.get(decl)
     if found is None:
-        found = assign_type_name(decl, f"selfType{time.time_ns() % 1_000_000_000}")
+        found = assign_type_name(decl, f"selfType{_unique_self_type_number() % 1_000_000_000}")
         if found is not decl:  # (held by itself, an entry would never go)
             _SELF_TYPES[decl] = found
     return found
+
+
+def _unique_self_type_number() -> int:
+    """The clock's nanoseconds, as upstream names them, but never the same twice: a clock that ticks in
+    microseconds (macOS) or coarser (Windows) gave two nodes named in one tick the same name."""
+    global _last_self_type_number
+    with _SELF_TYPE_LOCK:
+        _last_self_type_number = max(time.time_ns(), _last_self_type_number + 1)
+        return _last_self_type_number
 
 
 def _compile_rule(schema: Schema, rule: ValidationRule, env: Env) -> CompiledRule:

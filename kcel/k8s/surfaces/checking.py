@@ -5,7 +5,8 @@ every document that holds no CEL kcel checks (a Deployment), so that a run that 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,9 @@ ADMISSION_GROUP = "admissionregistration.k8s.io"
 POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
                 "MutatingAdmissionPolicyBinding")  # fmt: skip
 CRD = ("apiextensions.k8s.io", "CustomResourceDefinition")
+# Surfaces whose alpha and beta API versions kcel refuses unless assumed switched on: their check takes
+# `runtime_config` (kcel.k8s.surfaces.dra).
+SWITCHED_ON_GROUPS = frozenset({"resource.k8s.io"})
 
 Checker = Callable[[Mapping[str, Any], str, str], Checked]
 
@@ -75,12 +79,13 @@ def _objects(path: Path, run: CheckRun, given: list[Document] | None) -> Iterato
 
 def check_files(
     files: Iterable[Path], k8s_version: str, report_unreadable: bool = True,
-    documents: Callable[[Path], list[Document] | None] | None = None,
+    documents: Callable[[Path], list[Document] | None] | None = None, runtime_config: Sequence[str] = (),
 ) -> CheckRun:  # fmt: skip
     """Every document of the files: policies compiled together (bindings and params beside them), surface objects
     one by one, the rest skipped with the reason. `report_unreadable=False` leaves files and documents that do not
     decode to a caller that reads the same files for CRDs (and reports them already). `documents`: a file's
-    documents when they are not its text's (kustomize patches applied), else None."""
+    documents when they are not its text's (kustomize patches applied), else None. `runtime_config`: the alpha and
+    beta policy API versions assumed switched on (kcel.k8s.admission.served)."""
     run = CheckRun()
     checkers: dict[tuple[str, str], Checker] | None = None
     unreadable: list[str] = []
@@ -98,23 +103,26 @@ def check_files(
                 if path not in policy_files:
                     policy_files.append(path)
             elif (group, kind) in (checkers := checkers if checkers is not None else _checkers()):
-                run.checked.append((where, checkers[group, kind](obj, where, k8s_version)))
+                check: Callable[..., Checked] = checkers[group, kind]
+                if group in SWITCHED_ON_GROUPS:
+                    check = functools.partial(check, runtime_config=runtime_config)
+                run.checked.append((where, check(obj, where, k8s_version)))
             else:
                 what = f"{kind} ({obj.get('apiVersion')})" if kind else "a document without a kind"
                 run.skipped.append(f"{where}: {what} holds no CEL that kcel checks")
     if policy_files:
-        _check_policies(policy_files, k8s_version, run)
+        _check_policies(policy_files, k8s_version, run, runtime_config)
     if not report_unreadable:
         run.problems = [p for p in run.problems if p not in unreadable]
     return run
 
 
-def _check_policies(files: list[Path], k8s_version: str, run: CheckRun) -> None:
+def _check_policies(files: list[Path], k8s_version: str, run: CheckRun, runtime_config: Sequence[str]) -> None:
     from kcel.k8s.admission.loading import load
     from kcel.k8s.admission.policyset import PolicySet
 
     loaded = load(files)
-    policies = PolicySet(loaded, k8s_version)
+    policies = PolicySet(loaded, k8s_version, runtime_config=runtime_config)
     compiled_policies: list[CompiledPolicy | CompiledMutatingPolicy] = [*policies.policies, *policies.mutating_policies]
     for compiled in compiled_policies:
         source = compiled.policy.source

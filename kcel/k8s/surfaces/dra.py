@@ -13,7 +13,7 @@ them in the one for stored expressions, under the same cost limit. Feature gates
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
@@ -26,7 +26,9 @@ from kcel.errors import CompileError, EvalError, Issue, PlanError
 from kcel.eval import runtime
 from kcel.eval.program import Program
 from kcel.k8s import field as fe
+from kcel.k8s.admission import served
 from kcel.k8s.admission.compilation import ObjectType
+from kcel.k8s.admission.served import needs_switching_on, switched_on
 from kcel.k8s.environment import Version, server_version
 from kcel.k8s.surfaces import Checked
 from kcel.libs import k8s_lists, k8s_semver, unit_cost, unit_estimate
@@ -49,7 +51,10 @@ SELECTORS_MAX = 32  # DeviceSelectorsMaxSize
 EXPRESSION_MAX_LENGTH = 10 * 1024  # CELSelectorExpressionMaxLength, in bytes
 EXPRESSION_MAX_COST = 1_000_000  # CELSelectorExpressionMaxCost: the create-time estimate and the runtime limit
 ATTRIBUTE_VALUES_MAX = 48  # ResourceSliceMaxAttributeValuesPerDevice: `includes` refuses longer lists
-# apiVersion -> (first release serving these kinds, first release no longer serving them)
+# apiVersion -> (first release serving these kinds, first release no longer serving them). All but v1 are served
+# only when switched on (--runtime-config), and before 1.34 only with the DynamicResourceAllocation gate, off by
+# default while alpha (1.26-1.31) and beta (1.32-1.33): kcel.k8s.admission.served says so.
+DRA_GATE, DRA_GA = "DynamicResourceAllocation", (1, 34)
 _SERVED: dict[str, tuple[Version, Version]] = {
     "v1alpha3": ((1, 31), (1, 33)), "v1beta1": ((1, 32), (99, 0)), "v1beta2": ((1, 33), (99, 0)),
     "v1": ((1, 34), (99, 0)),
@@ -261,10 +266,14 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def check(document: Obj, where: str, k8s_version: str, *, feature_gates: Gates = None) -> Checked:
+def check(
+    document: Obj, where: str, k8s_version: str, *, feature_gates: Gates = None, runtime_config: Iterable[str] = ()
+) -> Checked:
     """What the API server reports about the selectors of a DeviceClass, ResourceClaim or ResourceClaimTemplate on
     create (only the selectors' validation is modelled). `where`, the document's origin, prefixes errors about the
-    document as a whole; the others name their field, and a field of the wrong JSON type ends the check."""
+    document as a whole; the others name their field, and a field of the wrong JSON type ends the check.
+    `runtime_config`: the alpha and beta API versions assumed switched on (`resource.k8s.io/v1beta1`), with the
+    feature gate they need; the others are refused as a cluster on its defaults refuses them."""
     if not isinstance(document, Mapping):
         return Checked("", "", 0, (f"{where}: not a Kubernetes object",))
     kind, name = _text(document.get("kind")), _text(_get(document.get("metadata"), "name"))
@@ -272,8 +281,12 @@ def check(document: Obj, where: str, k8s_version: str, *, feature_gates: Gates =
     if (group, kind) not in KINDS:
         return Checked(kind, name, 0, (f"{where}: {kind or 'an object'} of {group or 'no group'} has no selectors",))
     first, gone = _SERVED.get(api, ((99, 0), (99, 0)))
-    if not first <= server_version(k8s_version) < gone:
+    server = server_version(k8s_version)
+    if not first <= server < gone:
         return Checked(kind, name, 0, (f'no matches for kind "{kind}" in version "{group}/{api}"',))
+    if api != "v1" and not switched_on(f"{group}/{api}", served.runtime_config(runtime_config)):
+        problem = needs_switching_on(f"{group}/{api}", kind, server, DRA_GATE if server < DRA_GA else None)
+        return Checked(kind, name, 0, (f"{where}: {problem}",))
     run = _Check(_setup(k8s_version, False, feature_gates), api)
     with fe.answering_as(run.setup.version):
         try:

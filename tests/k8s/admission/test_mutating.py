@@ -41,8 +41,9 @@ def apply(expression: str) -> dict[str, Any]:
 LABEL = json_patch('[JSONPatch{op: "add", path: "/metadata/labels", value: {"team": "a"}}]')
 
 
-def load(tmp_path: Path, *documents: Any, k8s_version: str | None = None) -> PolicySet:
-    return PolicySet.load([write(tmp_path / "policies.yaml", *documents)], k8s_version=k8s_version)
+def load(tmp_path: Path, *documents: Any, k8s_version: str | None = None, runtime_config: Any = ()) -> PolicySet:
+    path = write(tmp_path / "policies.yaml", *documents)
+    return PolicySet.load([path], k8s_version=k8s_version, runtime_config=runtime_config)
 
 
 def admit(tmp_path: Path, documents: list[Any], obj: Any = None, **request: Any) -> Decision:
@@ -103,8 +104,45 @@ def test_api_versions_follow_the_kubernetes_version(tmp_path: Path) -> None:
     (problem,) = load(tmp_path, document, k8s_version="1.35").problems
     assert "admissionregistration.k8s.io/v1 MutatingAdmissionPolicy is not served by Kubernetes 1.35" in problem
     beta = {**document, "apiVersion": "admissionregistration.k8s.io/v1beta1"}
-    assert load(tmp_path, beta, k8s_version="1.34").problems == []
-    assert load(tmp_path, beta, k8s_version="1.33").problems != []
+    on = ["admissionregistration.k8s.io/v1beta1"]
+    assert load(tmp_path, beta, k8s_version="1.34", runtime_config=on).problems == []
+    assert load(tmp_path, beta, k8s_version="1.33", runtime_config=on).problems != []
+
+
+@pytest.mark.parametrize(("version", "api", "switches"), [
+    ("1.34", "v1beta1", "--runtime-config=admissionregistration.k8s.io/v1beta1=true "
+                        "--feature-gates=MutatingAdmissionPolicy=true"),
+    ("1.33", "v1alpha1", "--runtime-config=admissionregistration.k8s.io/v1alpha1=true "
+                         "--feature-gates=MutatingAdmissionPolicy=true"),
+    ("1.37", "v1beta1", "--runtime-config=admissionregistration.k8s.io/v1beta1=true"),  # GA: the gate is gone
+])  # fmt: skip
+def test_alpha_and_beta_versions_are_served_only_when_switched_on(
+    tmp_path: Path, version: str, api: str, switches: str
+) -> None:
+    """kube-apiserver serves an alpha or beta policy API only with --runtime-config (and, before 1.36, the feature
+    gate): refused by default, naming both switches and the option that assumes them; served when assumed on."""
+    pair = (mutating("m", LABEL), mutating_binding("m"))
+    documents = [{**d, "apiVersion": f"admissionregistration.k8s.io/{api}"} for d in pair]
+    problems = load(tmp_path, *documents, k8s_version=version).problems
+    assert len(problems) == 2 and all(f"only when switched on (kube-apiserver {switches})" in p for p in problems)
+    assert f"MutatingAdmissionPolicyBinding is served by Kubernetes {version} only" in problems[1]
+    assert problems[0].endswith(f"--runtime-config admissionregistration.k8s.io/{api} (runtime_config= in the API) "
+                                "assumes it is")  # fmt: skip
+    for enabled in (f"admissionregistration.k8s.io/{api}=true", "api/all", f"api/{api[2:-1]}"):
+        assert load(tmp_path, *documents, k8s_version=version, runtime_config=[enabled]).problems == []
+
+
+def test_validating_policies_of_removed_beta_versions_are_not_served(tmp_path: Path) -> None:
+    """ValidatingAdmissionPolicy v1beta1 (1.28) is served only when switched on, and not at all from 1.34."""
+    valid = policy(validations=[{"expression": "true"}])
+    beta = [{**d, "apiVersion": "admissionregistration.k8s.io/v1beta1"} for d in (valid, binding())]
+    (problem, _) = PolicySet.load([write(tmp_path / "p.yaml", *beta)], k8s_version="1.33").problems
+    assert "ValidatingAdmissionPolicy is served by Kubernetes 1.33 only when switched on" in problem
+    on = ["admissionregistration.k8s.io/v1beta1"]
+    assert PolicySet.load([tmp_path / "p.yaml"], k8s_version="1.33", runtime_config=on).problems == []
+    (problem, _) = PolicySet.load([tmp_path / "p.yaml"], k8s_version="1.34", runtime_config=on).problems
+    assert "v1beta1 ValidatingAdmissionPolicy is not served by Kubernetes 1.34 (v1alpha1 1.26-1.31 when switched " \
+           "on, v1beta1 1.28-1.33 when switched on, v1 from 1.30)" in problem  # fmt: skip
 
 
 def test_the_patch_types_are_only_in_mutations(tmp_path: Path) -> None:

@@ -28,7 +28,8 @@ def policies(name: str, tmp_path: Path, edit: Any = None) -> PolicySet:
         edit(documents)
     path = tmp_path / name
     path.write_text(yaml.safe_dump_all(documents))
-    loaded = PolicySet.load([path], k8s_version="1.36")  # serves v1alpha1, v1beta1 and v1
+    # serves v1 by default, v1alpha1 and v1beta1 when switched on
+    loaded = PolicySet.load([path], k8s_version="1.36", runtime_config=["api/alpha", "api/beta"])
     assert loaded.problems == []
     return loaded
 

@@ -249,8 +249,12 @@ def test_the_same_rule_on_the_same_schema_compiles_once(monkeypatch: pytest.Monk
 
 def test_a_nodes_self_type_is_named_once_and_goes_with_the_node() -> None:
     """A fresh `selfType...` name the first time a node's rules compile; the same type for its other rules after
-    (what it built for checking is kept), and nothing kept once the node's type is dropped."""
+    (what it built for checking is kept), and nothing kept once the node's type is dropped.
+
+    Asked of this test's own types by weak reference: the table is the process's, and what earlier tests left in it
+    goes whenever their garbage is collected (a count of it differed by run order and collection timing)."""
     import gc
+    import weakref
 
     from kcel.k8s.rules import validation
     from kcel.k8s.schemas.decltypes import schema_decl_type
@@ -264,8 +268,24 @@ def test_a_nodes_self_type_is_named_once_and_goes_with_the_node() -> None:
     assert other is not None and validation._self_type(other).name != named.name
     scalar = schema_decl_type(Schema.from_json({"type": "string"}))
     assert scalar is not None and validation._self_type(scalar) is scalar
-    gc.collect()  # what earlier tests left goes first: only these two may go below
-    held = len(validation._SELF_TYPES)
+    names = {named.name, validation._self_type(other).name}
+    held = [weakref.ref(decl), weakref.ref(named), weakref.ref(other), weakref.ref(validation._self_type(other))]
     del decl, named, other
     gc.collect()
-    assert len(validation._SELF_TYPES) == held - 2
+    assert [ref() for ref in held] == [None] * 4  # the table keeps neither a node's type nor its self type alive
+    assert not names & {kept.name for kept in list(validation._SELF_TYPES.values())}
+
+
+def test_self_type_names_differ_on_a_coarse_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two nodes named within one tick of the clock (microseconds on macOS, coarser on Windows) get two names."""
+    import time
+
+    from kcel.k8s.rules import validation
+    from kcel.k8s.schemas.decltypes import schema_decl_type
+    from kcel.k8s.schemas.schema import Schema
+
+    monkeypatch.setattr(time, "time_ns", lambda: 1_700_000_000_123_456_000)
+    types = [schema_decl_type(Schema.from_json({"type": "object", "properties": {"a": {"type": "string"}}}))
+             for _ in range(3)]  # fmt: skip
+    names = [validation._self_type(decl).name for decl in types if decl is not None]
+    assert len(names) == len(set(names)) == 3

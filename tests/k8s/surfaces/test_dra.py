@@ -11,6 +11,7 @@ import pytest
 from kcel.k8s.surfaces import dra
 
 DRIVER = "dra.example.com"
+ON = ("api/all",)  # the alpha and beta resource.k8s.io versions some tests use, assumed switched on
 NO_SUCH_KEY_HINT = (
     ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional"
     " fields"
@@ -385,7 +386,9 @@ def test_at_most_32_selectors_and_nothing_else_is_checked() -> None:
     checked = dra.check(device_class(*["1"] * 33), "test", "1.37")
     assert checked.errors == ("spec.selectors: Too many: 33: must have at most 32 items",)
     one_too_many = device_class(*["1"] * 2, api="v1beta2")
-    assert dra.check(one_too_many, "test", "1.33").errors == (  # each selector is checked below the limit
+    assert dra.check(
+        one_too_many, "test", "1.33", runtime_config=ON
+    ).errors == (  # each selector is checked below the limit
         'spec.selectors[0].cel.expression: Invalid value: "1": must evaluate to bool or the unknown type, not int',
         'spec.selectors[1].cel.expression: Invalid value: "1": must evaluate to bool or the unknown type, not int',
     )
@@ -393,9 +396,9 @@ def test_at_most_32_selectors_and_nothing_else_is_checked() -> None:
 
 def test_1_31_checks_neither_length_nor_cost() -> None:
     document = device_class(NESTED, "true || " * 1300 + "true", api="v1alpha3")
-    assert dra.check(document, "test", "1.31").errors == ()
+    assert dra.check(document, "test", "1.31", runtime_config=ON).errors == ()
     document["apiVersion"] = "resource.k8s.io/v1beta1"
-    assert len(dra.check(document, "test", "1.32").errors) == 2
+    assert len(dra.check(document, "test", "1.32", runtime_config=ON).errors) == 2
 
 
 @pytest.mark.parametrize(("document", "version", "path"), [
@@ -416,16 +419,17 @@ def test_request_selectors_are_reported_at_the_internal_types_paths(
     document: dict[str, Any], version: str, path: str
 ) -> None:
     error = f'{path}.cel.expression: Invalid value: "1": must evaluate to bool or the unknown type, not int'
-    assert dra.check(document, "test", version).errors == (error,)
+    assert dra.check(document, "test", version, runtime_config=ON).errors == (error,)
 
 
 def test_first_available_before_it_is_on() -> None:
     document = claim({"deviceClassName": "gpu", "firstAvailable": [{"selectors": [{"cel": {"expression": "1"}}]}]},
                      "v1beta1")  # fmt: skip
-    assert dra.check(document, "test", "1.32").warnings == ('unknown field "spec.devices.requests[0].firstAvailable"',)
-    checked = dra.check(document, "test", "1.33")
+    warnings = dra.check(document, "test", "1.32", runtime_config=ON).warnings
+    assert warnings == ('unknown field "spec.devices.requests[0].firstAvailable"',)
+    checked = dra.check(document, "test", "1.33", runtime_config=ON)
     assert checked.errors == () and "DRAPrioritizedList feature gate is off" in checked.warnings[0]
-    gated = dra.check(document, "test", "1.33", feature_gates={"DRAPrioritizedList": True})
+    gated = dra.check(document, "test", "1.33", feature_gates={"DRAPrioritizedList": True}, runtime_config=ON)
     assert gated.errors[0].startswith("spec.devices.requests[0].firstAvailable[0].selectors[0].cel.expression: ")
 
 
@@ -557,3 +561,25 @@ def test_malformed_devices_are_reported_not_raised() -> None:
     )
     with pytest.raises(ValueError, match=r"device.attributes: Invalid value: expected an object, not a list"):
         dra.device_value({"attributes": []}, "d")
+
+
+GATE = " --feature-gates=DynamicResourceAllocation=true"
+
+
+@pytest.mark.parametrize(("version", "api", "switches"), [
+    ("1.33", "v1beta2", "--runtime-config=resource.k8s.io/v1beta2=true" + GATE),
+    ("1.31", "v1alpha3", "--runtime-config=resource.k8s.io/v1alpha3=true" + GATE),
+    ("1.37", "v1beta1", "--runtime-config=resource.k8s.io/v1beta1=true"),  # GA since 1.34: no gate
+])  # fmt: skip
+def test_beta_and_alpha_versions_are_served_only_when_switched_on(version: str, api: str, switches: str) -> None:
+    """No beta or alpha API is on by default (DefaultAPIResourceConfigSource), and DRA needed its gate before 1.34:
+    refused, naming both; checked when assumed on."""
+    document = device_class("true", api=api)
+    (error,) = dra.check(document, "f.yaml: document 0", version).errors
+    assert error == (
+        f"f.yaml: document 0: resource.k8s.io/{api} DeviceClass is served by Kubernetes {version} only when switched "
+        f"on (kube-apiserver {switches}); --runtime-config resource.k8s.io/{api} (runtime_config= in the API) "
+        "assumes it is"
+    )
+    assert dra.check(document, "test", version, runtime_config=[f"resource.k8s.io/{api}"]).errors == ()
+    assert dra.check(device_class("true"), "test", "1.37").errors == ()  # v1: on by default
