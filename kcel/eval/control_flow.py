@@ -522,7 +522,9 @@ def _append_element(cg: Planner, accu: Local, element: Expr) -> None:
 
 def _bind_like(cg: Planner, node: Comprehension, tolerant: bool) -> str:
     """`cel.bind` and friends: a variable whose initialiser runs on first use, at most once (before cel-go v0.22, at
-    once, its error kept for a use)."""
+    once, its error kept for a use). Its loop is over an empty list literal, which cel-go builds, and charges,
+    unless OptOptimize folded it."""
+    cg.cost(0 if cg.optimize else 10)
     if cg.eager_binds and not cg.deep():
         local = Local(cg.temp("_b"), may_hold_error=True)
         capture(cg, node.accu_init, local.py)

@@ -688,3 +688,19 @@ def test_duration_of_an_int_type_checks_before_cel_go_v0_26_and_fails_when_evalu
         with pytest.raises(kcel.EvalError, match="^type conversion error from 'int' to 'google.protobuf.Duration'$"):
             run({"x": 1})
     assert env.compile("duration(x) > duration('1s') || true").evaluate({"x": 1}) is True
+
+
+@pytest.mark.parametrize(("expr", "optimized", "unoptimized"), [
+    ("cel.bind(t, true, t)", 1, 11),
+    ("cel.bind(t, [1, 2], t)", 1, 21),
+    ("cel.bind(a, 1, cel.bind(b, a + 1, [a, b]))", 14, 34),
+    ("optional.of(1).optMap(x, [x])", 16, 26),
+    ("optional.of(1).optFlatMap(x, optional.of(x))", 6, 16),
+    ("optional.none().optMap(x, [x])", 3, 3),  # the bind is not reached
+])  # fmt: skip
+def test_a_bind_builds_its_empty_loop_range_unless_optimized(expr: str, optimized: int, unoptimized: int) -> None:
+    """Issue 45: `cel.bind` (and optMap's and optFlatMap's expansion through it) is a comprehension over an empty list
+    literal; without OptOptimize (cel-go's conformance runner, `kcel.Env(optimize=False)`) cel-go builds that list
+    and charges it 10, as any list literal. Answers of cel-go v0.29.2."""
+    assert kcel.Env().compile(expr).evaluate_with_cost({})[1] == optimized
+    assert kcel.Env(optimize=False).compile(expr).evaluate_with_cost({})[1] == unoptimized
