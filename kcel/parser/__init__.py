@@ -16,6 +16,7 @@ from kcel.parser.builder import Builder, LimitExceeded
 from kcel.parser.lalr import LALR_Parser
 from kcel.parser.lexer import ContextualLexer
 from kcel.parser.macros import ALL_MACROS, Macro, macro_table
+from kcel.parser.recovery import ERROR_LIMIT, Resumption, after_operand, escape_failure, float_after_dot, lexer_error
 
 __all__ = ["Parsed", "parse", "MAX_EXPRESSION_SIZE"]
 
@@ -87,15 +88,92 @@ def parse(text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<
         try:
             expr: Expr = _lark.parse(text)  # type: ignore[assignment]
         except UnexpectedInput as err:
-            raise CompileError([*_builder.issues, _syntax_issue(err, text)], source) from None
+            raise CompileError(_as_antlr_reports(err, text, table), source) from None
         except (LimitExceeded, VisitError) as err:
             cause = err.orig_exc if isinstance(err, VisitError) else err
             if not isinstance(cause, LimitExceeded):
                 raise
             raise CompileError([*_builder.issues, Issue(str(cause))], source) from None
         if _builder.issues:
-            raise CompileError(_builder.issues, source)
+            raise CompileError(_as_antlr_reports(None, text, table), source)
         return Parsed(expr, source, _builder.macro_calls)
+
+
+def _as_antlr_reports(
+    err: UnexpectedInput | None, text: str, table: Mapping[tuple[str, int, bool], Macro]
+) -> list[Issue]:
+    """The issues of a failed parse (`err`, or the builder's issues), with each error ANTLR's recovery would go on
+    to find: the text as ANTLR resumes it is parsed again (see kcel.parser.recovery). Called holding `_lock`."""
+    found: list[Issue] = []
+    for _ in range(ERROR_LIMIT):
+        resumption = _resumption(err, text)
+        if resumption is None:
+            found += _builder.issues if err is None else [*_builder.issues, _syntax_issue(err, text)]
+            break
+        found.append(resumption.issue)
+        if resumption.resumed is None:
+            found += _builder.issues
+            break
+        text, err = resumption.resumed, None
+        _builder.reset(table)
+        try:
+            _lark.parse(text)
+        except UnexpectedInput as again:
+            err = again
+        except (LimitExceeded, VisitError):
+            break
+    unique = {(issue.offset, issue.message): issue for issue in found}
+    return sorted(unique.values(), key=lambda issue: issue.offset)
+
+
+def _resumption(err: UnexpectedInput | None, text: str) -> Resumption | None:
+    """The first error as ANTLR reports it and where ANTLR goes on, when kcel's parse stopped otherwise."""
+    failure = _first_bad_escape(text, len(text) if err is None else _error_offset(err, text))
+    if failure is not None:
+        quote, end = failure
+        return lexer_error(text, quote, text[quote:end], end)
+    if err is None:
+        return None
+    if isinstance(err, UnexpectedCharacters):
+        offset = err.pos_in_stream or 0
+        shown = _bad_text(text, offset)
+        end = offset + len(shown)
+        return lexer_error(text, offset, shown, end + 1 if text[end : end + 1] == "\n" else end)
+    assert isinstance(err, UnexpectedToken)
+    token: Token = err.token
+    if token.type == "$END":
+        return None
+    expected = frozenset(err.expected)
+    if expected == _MEMBER_TOKENS:  # `a.5`: ANTLR read `.5` as a number after the complete operand `a`
+        number = float_after_dot(text, text.rfind(".", 0, token.start_pos or 0), _lark.lex)
+        return None if number is None else after_operand(text, number, frozenset({"$END"}), _lark.lex)
+    return after_operand(text, token, expected, _lark.lex)
+
+
+def _first_bad_escape(text: str, before: int) -> tuple[int, int] | None:
+    """The first string literal before offset `before` with an escape ANTLR's lexer rejects (kcel's lexer takes any
+    escape and its builder rejects it later, if it gets that far)."""
+    try:
+        for token in _lark.lex(text):
+            start = token.start_pos or 0
+            if start >= before:
+                return None
+            if token.type in ("STRING", "BYTES") and "\\" in token:
+                failure = escape_failure(text, start)
+                if failure is not None:
+                    return failure
+    except UnexpectedInput:
+        pass  # the literals up to the character no token takes were seen
+    return None
+
+
+def _error_offset(err: UnexpectedInput, text: str) -> int:
+    if isinstance(err, UnexpectedToken) and err.token.type != "$END":
+        return err.token.start_pos or 0
+    return err.pos_in_stream if isinstance(err, UnexpectedCharacters) and err.pos_in_stream is not None else len(text)
+
+
+_MEMBER_TOKENS = frozenset({"ESC_IDENT", "IDENT", "QMARK"})
 
 
 def _macro_table(macros: Iterable[Macro]) -> Mapping[tuple[str, int, bool], Macro]:

@@ -704,3 +704,52 @@ def test_a_bind_builds_its_empty_loop_range_unless_optimized(expr: str, optimize
     and charges it 10, as any list literal. Answers of cel-go v0.29.2."""
     assert kcel.Env().compile(expr).evaluate_with_cost({})[1] == optimized
     assert kcel.Env(optimize=False).compile(expr).evaluate_with_cost({})[1] == unoptimized
+
+
+_AT_EOF = (
+    "mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
+    "NUM_UINT, STRING, BYTES, IDENTIFIER}"
+)
+
+
+@pytest.mark.parametrize(("expr", "errors"), [
+    ('0x', ["1:2: extraneous input 'x' expecting <EOF>"]),
+    ("'\\z'", ["1:1: token recognition error at: ''\\z'", "1:4: token recognition error at: '''", "1:5: " + _AT_EOF]),
+    ("'\\x4'", ["1:1: token recognition error at: ''\\x4''", "1:6: " + _AT_EOF]),
+    ("'\\u12'", ["1:1: token recognition error at: ''\\u12''", "1:7: " + _AT_EOF]),
+    ("'\\07'", ["1:1: token recognition error at: ''\\07''", "1:6: " + _AT_EOF]),
+    ("b'\\777'", [
+        "1:2: token recognition error at: ''\\7'",
+        "1:5: extraneous input '77' expecting <EOF>",
+        "1:7: token recognition error at: '''",
+    ]),
+    ('1.5.5', ["1:4: extraneous input '.5' expecting <EOF>"]),
+    ("rb'\\n'", ["1:3: extraneous input ''\\n'' expecting <EOF>"]),
+    ("request.user = 'test'", [
+        "1:14: token recognition error at: '= '",
+        "1:16: extraneous input ''test'' expecting <EOF>",
+    ]),
+    ('(1 2) + (3 4)', ["1:4: extraneous input '2' expecting ')'", "1:12: extraneous input '4' expecting ')'"]),
+    ('[1 2 3]', ["1:4: mismatched input '2' expecting {']', ','}"]),
+    ('a[1 2]', ["1:5: extraneous input '2' expecting ']'"]),
+    ('{1: 2 3}', ["1:7: extraneous input '3' expecting {'}', ','}"]),
+    ('{1 2: 3}', ["1:4: extraneous input '2' expecting ':'"]),
+    ('a # b', ["1:3: token recognition error at: '#'", "1:5: extraneous input 'b' expecting <EOF>"]),
+    ("'''\\z'''", [
+        "1:3: token recognition error at: ''\\z'",
+        "1:6: extraneous input '''' expecting <EOF>",
+        "1:8: token recognition error at: '''",
+    ]),
+    ('x !y', ["1:3: mismatched input '!' expecting <EOF>"]),
+])  # fmt: skip
+def test_syntax_errors_as_antlr_recovers(expr: str, errors: list[str]) -> None:
+    """Issue 45: ANTLR's lexer rejects a bad escape or a lone `=`, `&`, `|` (having read the next character) and lexes
+    on past it; its parser expects, after a complete operand, what the open construct needs (`<EOF>`, `')'`,
+    `{']', ','}`...) and deletes a token the next one would fit after. Every error is reported, in source order
+    (each one's "Syntax error: " left out here).
+    Answers of cel-go v0.29.2 (the same at Kubernetes 1.30 and 1.33)."""
+    with pytest.raises(kcel.CompileError) as info:
+        kcel.parse(expr)
+    lines = [line for line in str(info.value).split("\n") if line.startswith("ERROR:")]
+    heads = [line.removeprefix("ERROR: <input>:").replace("Syntax error: ", "") for line in lines]
+    assert heads == errors
