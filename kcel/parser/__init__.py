@@ -16,7 +16,17 @@ from kcel.parser.builder import Builder, LimitExceeded
 from kcel.parser.lalr import LALR_Parser
 from kcel.parser.lexer import ContextualLexer
 from kcel.parser.macros import ALL_MACROS, Macro, macro_table
-from kcel.parser.recovery import ERROR_LIMIT, Resumption, after_operand, escape_failure, float_after_dot, lexer_error
+from kcel.parser.recovery import (
+    ERROR_LIMIT,
+    Resumption,
+    after_a_complete_operand,
+    after_operand,
+    deleted,
+    escape_failure,
+    float_after_dot,
+    lexer_error,
+    missing_at_end,
+)
 
 __all__ = ["Parsed", "parse", "MAX_EXPRESSION_SIZE"]
 
@@ -141,13 +151,20 @@ def _resumption(err: UnexpectedInput | None, text: str) -> Resumption | None:
         return lexer_error(text, offset, shown, end + 1 if text[end : end + 1] == "\n" else end)
     assert isinstance(err, UnexpectedToken)
     token: Token = err.token
-    if token.type == "$END":
-        return None
     expected = frozenset(err.expected)
+    if token.type == "$END":
+        missing = missing_at_end(text, expected)
+        if missing is None and text.rstrip().endswith("!"):
+            # ANTLR's loop over `!` syncs at the end and deletes the end of input itself (cel-go `!`, `a + !`)
+            wanted = _wanted(expected | {"MINUS"})  # ANTLR's set is an operand's first tokens, `-` too
+            missing = Issue(f"Syntax error: extraneous input '<EOF>' expecting {wanted}", len(text))
+        return None if missing is None else Resumption(missing, None)
     if expected == _MEMBER_TOKENS:  # `a.5`: ANTLR read `.5` as a number after the complete operand `a`
         number = float_after_dot(text, text.rfind(".", 0, token.start_pos or 0), _lark.lex)
         return None if number is None else after_operand(text, number, frozenset({"$END"}), _lark.lex)
-    return after_operand(text, token, expected, _lark.lex)
+    if after_a_complete_operand(expected):
+        return after_operand(text, token, expected, _lark.lex)
+    return deleted(text, token, expected, _wanted(expected), _lark.lex)
 
 
 def _first_bad_escape(text: str, before: int) -> tuple[int, int] | None:
@@ -156,7 +173,7 @@ def _first_bad_escape(text: str, before: int) -> tuple[int, int] | None:
     try:
         for token in _lark.lex(text):
             start = token.start_pos or 0
-            if start >= before:
+            if start > before:
                 return None
             if token.type in ("STRING", "BYTES") and "\\" in token:
                 failure = escape_failure(text, start)
@@ -198,20 +215,21 @@ def _syntax_issue(err: UnexpectedInput, text: str) -> Issue:
         shown, offset = "<EOF>", len(text)
     else:
         shown, offset = str(token), token.start_pos or 0
-    displayed = {_DISPLAY.get(name, name) for name in err.expected}
-    if displayed == _MEMBER_NAME:
+    if frozenset(err.expected) == _MEMBER_TOKENS:
         # ANTLR predicts `.?name` and `.name` at once: neither fitting, no alternative is viable from the dot on
         dot = text.rfind(".", 0, offset)
         end = offset if token.type == "$END" else token.end_pos or offset
         return Issue(f"Syntax error: no viable alternative at input '{text[dot:end]}'", offset)
+    return Issue(f"Syntax error: mismatched input '{shown}' expecting {_wanted(err.expected)}", offset)
+
+
+def _wanted(names: Iterable[str]) -> str:
+    """The tokens the parser expected, as ANTLR lists them."""
+    displayed = {_DISPLAY.get(name, name) for name in names}
     if "NUM_INT" in displayed and "IDENTIFIER" in displayed:  # a primary: the literal keywords are tokens too
         displayed |= {"'true'", "'false'", "'null'"}
     expected = sorted(displayed, key=lambda n: _ORDER.get(n, 99))
-    wanted = expected[0] if len(expected) == 1 else "{" + ", ".join(expected) + "}"
-    return Issue(f"Syntax error: mismatched input '{shown}' expecting {wanted}", offset)
-
-
-_MEMBER_NAME = frozenset({"'?'", "IDENTIFIER", "ESC_IDENTIFIER"})
+    return expected[0] if len(expected) == 1 else "{" + ", ".join(expected) + "}"
 
 
 def _bad_text(text: str, offset: int) -> str:

@@ -19,7 +19,17 @@ from lark.exceptions import UnexpectedCharacters
 
 from kcel.errors import Issue
 
-__all__ = ["ERROR_LIMIT", "Resumption", "after_operand", "escape_failure", "float_after_dot", "lexer_error"]
+__all__ = [
+    "ERROR_LIMIT",
+    "Resumption",
+    "after_a_complete_operand",
+    "after_operand",
+    "deleted",
+    "escape_failure",
+    "float_after_dot",
+    "lexer_error",
+    "missing_at_end",
+]
 
 ERROR_LIMIT = 100  # re-parses at most (cel-go's default ErrorReportingLimit is 100 errors)
 
@@ -62,7 +72,7 @@ Lex = Callable[[str], Iterator[Token]]  # kcel's lexer, context-free (`Lark.lex`
 def after_operand(text: str, token: Token, expected: frozenset[str], lex: Lex) -> Resumption | None:
     """A token that no complete operand before it can be continued by, worded as ANTLR words it; None when the
     parse did not stop after an operand or the construct open there is one kcel does not model (a `?:`)."""
-    if "$END" not in expected and not _CONTINUING <= expected:
+    if not after_a_complete_operand(expected):
         return None
     context = _open_construct(text, token.start_pos or 0)
     if context is None:
@@ -77,6 +87,28 @@ def after_operand(text: str, token: Token, expected: frozenset[str], lex: Lex) -
     if context == "key":  # ANTLR inserts the missing `:` when the token can follow it: not modelled
         return None
     return Resumption(Issue(f"Syntax error: mismatched input '{shown}' expecting {display}", start), None)
+
+
+def after_a_complete_operand(expected: frozenset[str]) -> bool:
+    """Whether the parser stopped where an operand was complete (it expected an operator, or the end)."""
+    return "$END" in expected or _CONTINUING <= expected
+
+
+def deleted(text: str, token: Token, expected: frozenset[str], display: str, lex: Lex) -> Resumption | None:
+    """Where no operand is complete (an operand's start, a member's name): ANTLR deletes the bad token when the
+    next one is one it expects (`extraneous input`); None otherwise (kcel's `mismatched input` stands)."""
+    start, shown = token.start_pos or 0, str(token)
+    end = token.end_pos or start + len(shown)
+    following = _next_token_type(text, end, lex)
+    if following in _KEYWORDS and "IDENT" in expected:
+        following = "IDENT"  # the literal keywords start an operand as a name does
+    if following not in expected:
+        return None
+    issue = Issue(f"Syntax error: extraneous input '{shown}' expecting {display}", start)
+    return Resumption(issue, _blank(text, start, end))
+
+
+_KEYWORDS = frozenset({"TRUE", "FALSE", "NULL"})
 
 
 def float_after_dot(text: str, dot: int, lex: Lex) -> Token | None:
@@ -158,9 +190,43 @@ def _next_token_type(text: str, end: int, lex: Lex) -> str:
     return "?"
 
 
+def missing_at_end(text: str, expected: frozenset[str]) -> Issue | None:
+    """The input ended inside one bracket, where its closing token would end the expression: ANTLR inserts it and
+    reports it missing (not after a list's or map's element, where it may still want a `,`; not inside two
+    brackets, where the inserted one could not end the input)."""
+    levels = _levels(text, len(text))
+    if len(levels) != 2 or "?" in levels[-1]:
+        return None
+    last = text.rstrip()[-1:]
+    context, after_comma = levels[-1][0], last == ","
+    closer, name = _CLOSERS.get(context, ("", ""))
+    if not closer:
+        return None
+    if context in ("(", "index"):  # after the argument or index, where nothing but the closer may follow
+        if last in ",([" or name not in expected:
+            return None
+    elif not after_comma:  # a list or map: only after a trailing comma is the closer all there can be
+        return None
+    return Issue(f"Syntax error: missing '{closer}' at '<EOF>'", len(text))
+
+
+_CLOSERS = {"(": (")", "RPAREN"), "index": ("]", "RBRACKET"), "[": ("]", "RBRACKET"), "{": ("}", "RBRACE")}
+
+
 def _open_construct(text: str, offset: int) -> str | None:
     """The innermost bracket open at `offset` (`""` at the top, `"index"` for `a[`, `"{"` only after an entry's
     `:`, `"key"` before it), or None inside a conditional's `?`."""
+    level = _levels(text, offset)[-1]
+    if "?" in level:
+        return None
+    if level[0] == "{":
+        return "{" if ":" in level else "key"
+    return level[0]
+
+
+def _levels(text: str, offset: int) -> list[list[str]]:
+    """The brackets open at `offset`, outermost first (`""`, the top): each its kind and the `:` and conditional `?`
+    seen at its level since its last `,`."""
     stack: list[list[str]] = [[""]]  # per level: the construct, then what was seen at this level
     i = 0
     while i < offset:
@@ -185,17 +251,14 @@ def _open_construct(text: str, offset: int) -> str | None:
             else:
                 stack[-1].append(ch)
         i += 1
-    level = stack[-1]
-    if "?" in level:
-        return None
-    if level[0] == "{":
-        return "{" if ":" in level else "key"
-    return level[0]
+    return stack
 
 
 def _after_operand(text: str, i: int) -> bool:
     """Whether the `[` at `i` indexes what precedes it (rather than opening a list)."""
     before = text[:i].rstrip()
+    if before.endswith("in") and not (before[-3:-2].isalnum() or before[-3:-2] == "_"):
+        return False  # the operator `in`
     return bool(before) and (before[-1].isalnum() or before[-1] in "_)]}\"'`")
 
 

@@ -741,6 +741,14 @@ _AT_EOF = (
         "1:8: token recognition error at: '''",
     ]),
     ('x !y', ["1:3: mismatched input '!' expecting <EOF>"]),
+    ("== 1", ["1:1: extraneous input '==' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+              "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"]),
+    ("a in [[1, 2]", ["1:13: mismatched input '<EOF>' expecting {']', ','}"]),
+    ("[1, 2,", ["1:7: missing ']' at '<EOF>'"]),
+    ("f(a", ["1:4: missing ')' at '<EOF>'"]),
+    ("((a", ["1:4: mismatched input '<EOF>' expecting ')'"]),
+    ("a + !", ["1:6: extraneous input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+               "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"]),
 ])  # fmt: skip
 def test_syntax_errors_as_antlr_recovers(expr: str, errors: list[str]) -> None:
     """Issue 45: ANTLR's lexer rejects a bad escape or a lone `=`, `&`, `|` (having read the next character) and lexes
