@@ -761,3 +761,12 @@ def test_syntax_errors_as_antlr_recovers(expr: str, errors: list[str]) -> None:
     lines = [line for line in str(info.value).split("\n") if line.startswith("ERROR:")]
     heads = [line.removeprefix("ERROR: <input>:").replace("Syntax error: ", "") for line in lines]
     assert heads == errors
+
+
+@pytest.mark.parametrize(("version", "estimate"), [("1.30", (3, 1844674407370955266)), ("1.33", (3, 3)),
+                                                   ("1.37", (3, 3))])  # fmt: skip
+def test_an_optional_of_a_scalar_has_a_size_from_cel_go_v0_23(version: str, estimate: tuple[int, int]) -> None:
+    """Issue 45: cel-go's isScalar counts `optional_type(int)` as a scalar (size 1) since v0.23 (Kubernetes 1.33);
+    before, the size of `optional.of(1)` is unknown and `==` of two is priced by it."""
+    env = kcel.Env(k8s_version=version)
+    assert env.estimate_cost(env.compile("optional.of(1) == optional.of(2)")) == kcel.CostEstimate(*estimate)
