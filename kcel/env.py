@@ -155,7 +155,7 @@ class Env:
         variables may then be declared as and literals may build (needs `pip install 'kcel[protobuf]'`)."""
         keyword_field_names = literal_validators = lenient_optional_or = shared_macro_targets = False
         optional_type_name = "optional_type"
-        tracks_sizes = True
+        tracks_sizes = literal_exemption_through_calls = True
         kubernetes = k8s_version is not None or compatibility_version is not None
         if kubernetes:
             from kcel.k8s.environment import (
@@ -179,6 +179,7 @@ class Env:
             lenient_optional_or = config.lenient_optional_or
             shared_macro_targets = config.shared_macro_targets
             optional_type_name = config.optional_type_name
+            literal_exemption_through_calls = config.literal_exemption_through_calls
             tracks_sizes = server >= (1, 33)  # cel-go v0.23's estimator (kcel.cost.estimate)
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
@@ -188,6 +189,7 @@ class Env:
         self.keyword_field_names = keyword_field_names
         self.literal_validators = literal_validators
         self.homogeneous_literals = homogeneous_literals
+        self.literal_exemption_through_calls = literal_exemption_through_calls  # cel-go v0.18's validator
         self.optimize = optimize  # fold constant literals at plan time (cel-go OptOptimize; costs them 0)
         # cel-go's EnableErrorOnBadPresenceTest: `has(x.f)` and `x.?f` on an int, a string... are errors (cel-spec)
         self.error_on_bad_presence_test = error_on_bad_presence_test

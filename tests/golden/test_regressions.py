@@ -770,3 +770,24 @@ def test_an_optional_of_a_scalar_has_a_size_from_cel_go_v0_23(version: str, esti
     before, the size of `optional.of(1)` is unknown and `==` of two is priced by it."""
     env = kcel.Env(k8s_version=version)
     assert env.estimate_cost(env.compile("optional.of(1) == optional.of(2)")) == kcel.CostEstimate(*estimate)
+
+
+@pytest.mark.parametrize("version", ["1.30", "1.33", "1.37"])
+@pytest.mark.parametrize(("expr", "error"), [
+    ("'%s'.format([[1u, 2.0]])", None),  # reached from format() through literals: exempt at every version
+    ("'%s'.format([dyn([1u, 2.0])])", "1:23: expected type 'uint' but found 'double'"),
+    ("'%s'.format([dyn([[1u], [2.0]])])", "1:25: expected type 'list(uint)' but found 'list(double)'"),
+    ("'%s'.format([dyn({1u: 1, 2.0: 1})])", "1:26: expected type 'uint' but found 'double'"),
+])  # fmt: skip
+def test_a_call_between_format_and_a_mixed_literal_ends_the_exemption_before_cel_go_v0_18(
+    version: str, expr: str, error: str | None
+) -> None:
+    """Issue 45: cel-go v0.17.8's inExemptFunction (Kubernetes 1.30) climbs from a literal through list and map
+    parents only; from v0.18 it climbs through every ancestor. Answers of the 1.30, 1.33 and 1.37 references."""
+    env = kcel.Env(k8s_version=version)
+    if error is None or version != "1.30":
+        env.compile(expr)
+        return
+    with pytest.raises(kcel.CompileError) as info:
+        env.compile(expr)
+    assert str(info.value).splitlines()[0] == f"ERROR: <input>:{error}"
