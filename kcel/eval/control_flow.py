@@ -537,10 +537,11 @@ def _bind_like(cg: Planner, node: Comprehension, tolerant: bool) -> str:
 
 
 def _lazy_local(cg: Planner, init: Expr) -> Local:
-    """A local for `init`: a plain temporary when it is a literal, else a `_Lazy` cell. A name is read lazily too,
+    """A local for `init`: a plain temporary when it is a literal that costs nothing (`[]` only when OptOptimize
+    folds it; else building it is charged when it is read), else a `_Lazy` cell. A name is read lazily too,
     as cel-go resolves the accumulator on first use: `cel.bind(b, a, 1)` neither reads `a` (a bind of its own, which
     may fail) nor pays for it."""
-    if isinstance(init, Const) or (isinstance(init, CreateList) and not init.elements):
+    if isinstance(init, Const) or (cg.optimize and isinstance(init, CreateList) and not init.elements):
         text = cg.gen(init)
         name = cg.temp("_b")
         cg.flush()

@@ -697,6 +697,9 @@ def test_duration_of_an_int_type_checks_before_cel_go_v0_26_and_fails_when_evalu
     ("optional.of(1).optMap(x, [x])", 16, 26),
     ("optional.of(1).optFlatMap(x, optional.of(x))", 6, 16),
     ("optional.none().optMap(x, [x])", 3, 3),  # the bind is not reached
+    ("cel.bind(v, [], 1)", 0, 10),  # an empty list bound and not read is not built
+    ("cel.bind(v, [], v)", 1, 21),
+    ("cel.bind(v, [], [v, v])", 12, 32),  # built once, when first read
 ])  # fmt: skip
 def test_a_bind_builds_its_empty_loop_range_unless_optimized(expr: str, optimized: int, unoptimized: int) -> None:
     """Issue 45: `cel.bind` (and optMap's and optFlatMap's expansion through it) is a comprehension over an empty list
