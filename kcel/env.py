@@ -154,6 +154,7 @@ class Env:
         `messages`: protobuf message types (generated classes, `_pb2` modules or a `FileDescriptorSet`), which
         variables may then be declared as and literals may build (needs `pip install 'kcel[protobuf]'`)."""
         keyword_field_names = literal_validators = lenient_optional_or = shared_macro_targets = False
+        optionals_through_go = False
         optional_type_name = "optional_type"
         tracks_sizes = literal_exemption_through_calls = True
         kubernetes = k8s_version is not None or compatibility_version is not None
@@ -177,6 +178,7 @@ class Env:
             keyword_field_names = version >= KEYWORD_FIELD_NAMES or environment == "stored"
             literal_validators = config.literal_validators
             lenient_optional_or = config.lenient_optional_or
+            optionals_through_go = config.optionals_through_go
             shared_macro_targets = config.shared_macro_targets
             optional_type_name = config.optional_type_name
             literal_exemption_through_calls = config.literal_exemption_through_calls
@@ -196,6 +198,7 @@ class Env:
         # cel-go charges `has()` one unit; Kubernetes' base environment sets PresenceTestHasCost(false)
         self.presence_test_cost = 0 if kubernetes else 1
         self.lenient_optional_or = lenient_optional_or
+        self.optionals_through_go = optionals_through_go  # cel-go before v0.29 (Kubernetes up to 1.36)
         # cel-go before v0.22 expanded optMap/optFlatMap with its target twice under the same ids: checked twice, a
         # type variable in it conflicts with itself ("incompatible type already exists"), which rejects the rule
         self.shared_macro_targets = shared_macro_targets

@@ -9,11 +9,11 @@ and the local variables of `cel.bind` and `cel.@block`. Each function takes the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kcel.checker.types import BOOL
+from kcel.checker.types import BOOL, CelType
 from kcel.eval.writer import Writer
 from kcel.parser.ast import Call, Comprehension, Const, CreateList, Expr, Ident, Select
 
@@ -40,6 +40,8 @@ class Planner(Protocol):
     exact_failures: bool  # charging every step as cel-go does, for the cost of a failure
     loops: int  # comprehension loops around the code being generated
     lenient_optional_or: bool  # cel-go before v0.28: a non-optional left side of `or`/`orValue` is the answer
+    optionals_through_go: bool  # cel-go before v0.29: a conditional's optional result goes through Go values
+    types: Mapping[int, CelType]
     eager_binds: bool  # cel-go before v0.22: a bind's initialiser runs first, used or not (an error kept for use)
     decls: Any  # the environment's declarations (kcel.eval.codegen.Declarations)
     namespace: dict[str, Any]  # the names the generated code sees
@@ -301,7 +303,14 @@ def conditional(cg: Planner, node: Call, tolerant: bool) -> str:
         cg.flush()
     if held is not None:
         del cg.held[held]
+    if cg.optionals_through_go and _may_be_optional(cg, node):
+        cg.w.line(f"{result} = _through_go({result})")
     return result
+
+
+def _may_be_optional(cg: Planner, node: Expr) -> bool:
+    t = cg.types.get(node.id)
+    return t is None or t.name in ("optional_type", "dyn")
 
 
 def _hold_tested_object(cg: Planner, cond: Expr) -> Expr | None:

@@ -154,6 +154,7 @@ class Configuration:
     shared_macro_targets: bool  # cel-go before v0.22 (Kubernetes up to 1.31): optMap's target checked twice, one ids
     optional_type_name: str  # cel-go before v0.20 (Kubernetes 1.30) named it `optional`, with no `optional_type`
     literal_exemption_through_calls: bool  # cel-go v0.18+ (1.31+): format()'s literals exempt through any call
+    optionals_through_go: bool  # cel-go before v0.29 (up to 1.36): a conditional's optional result via Go values
 
 
 # Library behaviour that changed with the API server's own code rather than with an environment option: an API
@@ -201,6 +202,7 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
         shared_macro_targets=server < (1, 32),
         optional_type_name="optional" if server < (1, 31) else "optional_type",
         literal_exemption_through_calls=server >= (1, 31),
+        optionals_through_go=server <= (1, 36),
     )
 
 

@@ -794,3 +794,25 @@ def test_a_call_between_format_and_a_mixed_literal_ends_the_exemption_before_cel
     with pytest.raises(kcel.CompileError) as info:
         env.compile(expr)
     assert str(info.value).splitlines()[0] == f"ERROR: <input>:{error}"
+
+
+@pytest.mark.parametrize(("expr", "before_v0_29", "since"), [
+    ("true ? optional.of(optional.of(1)) : optional.none()", kcel.Optional(1), kcel.Optional(kcel.Optional(1))),
+    ("true ? optional.of(optional.none()) : optional.none()", kcel.Optional(None), kcel.Optional(kcel.Optional())),
+    ("true ? optional.of(type(1)) : optional.none()", kcel.Optional("int"), kcel.Optional(kcel.TypeValue("int"))),
+    ("optional.of(1).optMap(x, optional.of(x))", kcel.Optional(1), kcel.Optional(kcel.Optional(1))),
+    ("optional.of(optional.of(1)).optMap(x, x)", kcel.Optional(1), kcel.Optional(kcel.Optional(1))),
+    ("true ? optional.of([optional.of(1)]) : optional.none()", kcel.Optional([kcel.Optional(1)]),
+     kcel.Optional([kcel.Optional(1)])),  # only the optional itself goes through Go values
+])  # fmt: skip
+def test_a_conditional_optional_result_goes_through_go_values_before_cel_go_v0_29(
+    expr: str, before_v0_29: object, since: object
+) -> None:
+    """Issue 45: cel-go plans `?:` as a conditional attribute, whose applyQualifiers took an optional's value as
+    `GetValue().Value()` (a Go value) and wrapped `NativeToValue` of it again: nested optionals collapsed, an empty
+    one inside became null, a type its name. Fixed in cel-go 924f6d51 (v0.29); optMap expands to a `?:`. Answers of
+    the 1.33 and 1.37 references (1.30's are the same values)."""
+    for version in ("1.30", "1.33"):
+        assert kcel.Env(k8s_version=version).compile(expr).evaluate({}) == before_v0_29
+    assert kcel.Env(k8s_version="1.37").compile(expr).evaluate({}) == since
+    assert kcel.Env().compile(expr).evaluate({}) == since
