@@ -154,7 +154,7 @@ class Env:
         `messages`: protobuf message types (generated classes, `_pb2` modules or a `FileDescriptorSet`), which
         variables may then be declared as and literals may build (needs `pip install 'kcel[protobuf]'`)."""
         keyword_field_names = literal_validators = lenient_optional_or = shared_macro_targets = False
-        optionals_through_go = False
+        optionals_through_go = lenient_code_points = False
         optional_type_name = "optional_type"
         tracks_sizes = literal_exemption_through_calls = True
         kubernetes = k8s_version is not None or compatibility_version is not None
@@ -179,6 +179,7 @@ class Env:
             literal_validators = config.literal_validators
             lenient_optional_or = config.lenient_optional_or
             optionals_through_go = config.optionals_through_go
+            lenient_code_points = server < (1, 33)  # cel-go v0.23 rejects an invalid code point's escape
             shared_macro_targets = config.shared_macro_targets
             optional_type_name = config.optional_type_name
             literal_exemption_through_calls = config.literal_exemption_through_calls
@@ -199,6 +200,7 @@ class Env:
         self.presence_test_cost = 0 if kubernetes else 1
         self.lenient_optional_or = lenient_optional_or
         self.optionals_through_go = optionals_through_go  # cel-go before v0.29 (Kubernetes up to 1.36)
+        self.lenient_code_points = lenient_code_points  # a surrogate's escape is U+FFFD (kcel.parser.literals)
         # cel-go before v0.22 expanded optMap/optFlatMap with its target twice under the same ids: checked twice, a
         # type variable in it conflicts with itself ("incompatible type already exists"), which rejects the rule
         self.shared_macro_targets = shared_macro_targets
@@ -399,7 +401,7 @@ class Env:
 
     def compile(self, text: str, check: bool = True) -> Program:
         """Parse, type-check (unless `check=False`) and plan; raises `CompileError` rendered like cel-go."""
-        parsed = parse(text, macros=self.macros)
+        parsed = parse(text, macros=self.macros, lenient_code_points=self.lenient_code_points)
         if not check:
             return Program(parsed, self, optimize=self.optimize)
         return Program(parsed, self, check_types(parsed, self), self.optimize)

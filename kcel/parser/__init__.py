@@ -80,8 +80,11 @@ _MAX_TABLES = 64  # for callers that build a new tuple per call
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def parse(text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<input>") -> Parsed:
-    """Parse CEL text into an AST, expanding macros; raise `CompileError` on bad input.
+def parse(
+    text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<input>", lenient_code_points: bool = False
+) -> Parsed:
+    """Parse CEL text into an AST, expanding macros; raise `CompileError` on bad input. `lenient_code_points`:
+    string escapes as cel-go before v0.23 decodes them (a surrogate is U+FFFD).
 
     >>> parse("a + 1").expr.function
     '_+_'
@@ -94,23 +97,23 @@ def parse(text: str, macros: Iterable[Macro] = ALL_MACROS, description: str = "<
         raise CompileError([Issue(message)], source)
     table = _macro_table(macros)
     with _lock:
-        _builder.reset(table)
+        _builder.reset(table, lenient_code_points)
         try:
             expr: Expr = _lark.parse(text)  # type: ignore[assignment]
         except UnexpectedInput as err:
-            raise CompileError(_as_antlr_reports(err, text, table), source) from None
+            raise CompileError(_as_antlr_reports(err, text, table, lenient_code_points), source) from None
         except (LimitExceeded, VisitError) as err:
             cause = err.orig_exc if isinstance(err, VisitError) else err
             if not isinstance(cause, LimitExceeded):
                 raise
             raise CompileError([*_builder.issues, Issue(str(cause))], source) from None
         if _builder.issues:
-            raise CompileError(_as_antlr_reports(None, text, table), source)
+            raise CompileError(_as_antlr_reports(None, text, table, lenient_code_points), source)
         return Parsed(expr, source, _builder.macro_calls)
 
 
 def _as_antlr_reports(
-    err: UnexpectedInput | None, text: str, table: Mapping[tuple[str, int, bool], Macro]
+    err: UnexpectedInput | None, text: str, table: Mapping[tuple[str, int, bool], Macro], lenient: bool = False
 ) -> list[Issue]:
     """The issues of a failed parse (`err`, or the builder's issues), with each error ANTLR's recovery would go on
     to find: the text as ANTLR resumes it is parsed again (see kcel.parser.recovery). Called holding `_lock`."""
@@ -125,7 +128,7 @@ def _as_antlr_reports(
             found += _builder.issues
             break
         text, err = resumption.resumed, None
-        _builder.reset(table)
+        _builder.reset(table, lenient)
         try:
             _lark.parse(text)
         except UnexpectedInput as again:

@@ -816,3 +816,26 @@ def test_a_conditional_optional_result_goes_through_go_values_before_cel_go_v0_2
         assert kcel.Env(k8s_version=version).compile(expr).evaluate({}) == before_v0_29
     assert kcel.Env(k8s_version="1.37").compile(expr).evaluate({}) == since
     assert kcel.Env().compile(expr).evaluate({}) == since
+
+
+@pytest.mark.parametrize(("expr", "value", "error"), [
+    ("'\\uDFFF'", "\ufffd", "invalid unicode code point"),
+    ("'\\U0000D800' == '\\uFFFD'", True, "invalid unicode code point"),
+    ("'''\\ud800x'''.size()", 2, "invalid unicode code point"),
+    ("'\\U00110000'", None, "invalid unicode code point"),
+])  # fmt: skip
+def test_a_surrogate_escape_is_the_replacement_character_before_cel_go_v0_23(
+    expr: str, value: object, error: str
+) -> None:
+    """Issue 45: cel-go before v0.23 (Kubernetes 1.30-1.32) decoded a surrogate's escape as Go encodes an invalid
+    rune, U+FFFD, and rejected only one past U+10FFFF (`unable to unescape string`); v0.23 rejects both as invalid
+    code points. Answers of the 1.30, 1.33 and 1.37 references."""
+    old = kcel.Env(k8s_version="1.30")
+    if value is None:
+        with pytest.raises(kcel.CompileError, match="1:1: unable to unescape string"):
+            old.compile(expr)
+    else:
+        assert old.compile(expr).evaluate({}) == value
+    for env in (kcel.Env(k8s_version="1.33"), kcel.Env(k8s_version="1.37"), kcel.Env()):
+        with pytest.raises(kcel.CompileError, match=f"1:1: {error}"):
+            env.compile(expr)
