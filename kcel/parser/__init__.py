@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -118,15 +119,29 @@ def _as_antlr_reports(
     """The issues of a failed parse (`err`, or the builder's issues), with each error ANTLR's recovery would go on
     to find: the text as ANTLR resumes it is parsed again (see kcel.parser.recovery). Called holding `_lock`."""
     found: list[Issue] = []
+    insertions: list[int] = []  # offsets at which a token ANTLR inserted went into the text, in order
+
+    def original(issues: Iterable[Issue]) -> list[Issue]:
+        """Issues at the offsets of the source, before the insertions."""
+        mapped = []
+        for issue in issues:
+            offset = issue.offset
+            for at in reversed(insertions):
+                offset = offset - 1 if offset > at else offset
+            mapped.append(issue if offset == issue.offset else dataclasses.replace(issue, offset=offset))
+        return mapped
+
     for _ in range(ERROR_LIMIT):
         resumption = _resumption(err, text)
         if resumption is None:
-            found += _builder.issues if err is None else [*_builder.issues, _syntax_issue(err, text)]
+            found += original(_builder.issues if err is None else [*_builder.issues, _syntax_issue(err, text)])
             break
-        found.append(resumption.issue)
+        found += original([resumption.issue])
         if resumption.resumed is None:
-            found += _builder.issues
+            found += original(_builder.issues)
             break
+        if resumption.inserted_at is not None:
+            insertions.append(resumption.inserted_at)
         text, err = resumption.resumed, None
         _builder.reset(table, lenient)
         try:

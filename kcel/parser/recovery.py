@@ -41,6 +41,7 @@ _CLOSING = {
     "[": ("{']', ','}", frozenset({"RBRACKET", "COMMA"})),
     "{": ("{'}', ','}", frozenset({"RBRACE", "COMMA"})),
     "key": ("':'", frozenset({"COLON"})),
+    "?": ("':'", frozenset({"COLON"})),
 }
 # operators an operand can be continued by: a state expecting them has a complete operand before the bad token
 _CONTINUING = frozenset({"EQ", "AND", "OR"})
@@ -55,6 +56,7 @@ class Resumption:
 
     issue: Issue
     resumed: str | None
+    inserted_at: int | None = None  # where ANTLR's inserted token went into `resumed` (later offsets are one more)
 
 
 def lexer_error(text: str, offset: int, shown: str, end: int) -> Resumption:
@@ -71,7 +73,7 @@ Lex = Callable[[str], Iterator[Token]]  # kcel's lexer, context-free (`Lark.lex`
 
 def after_operand(text: str, token: Token, expected: frozenset[str], lex: Lex) -> Resumption | None:
     """A token that no complete operand before it can be continued by, worded as ANTLR words it; None when the
-    parse did not stop after an operand or the construct open there is one kcel does not model (a `?:`)."""
+    parse did not stop after an operand or the construct open there is one kcel does not model."""
     if not after_a_complete_operand(expected):
         return None
     context = _open_construct(text, token.start_pos or 0)
@@ -84,9 +86,18 @@ def after_operand(text: str, token: Token, expected: frozenset[str], lex: Lex) -
     if following in closing:
         issue = Issue(f"Syntax error: extraneous input '{shown}' expecting {display}", start)
         return Resumption(issue, _blank(text, start, end))
-    if context == "key":  # ANTLR inserts the missing `:` when the token can follow it: not modelled
-        return None
+    if context in ("key", "?") and token.type in _OPERAND_STARTS:
+        # ANTLR inserts the `:` the token can follow, and parses on as if it were there
+        issue = Issue(f"Syntax error: missing ':' at '{shown}'", start)
+        return Resumption(issue, text[:start] + ":" + text[start:], inserted_at=start)
     return Resumption(Issue(f"Syntax error: mismatched input '{shown}' expecting {display}", start), None)
+
+
+# the tokens an operand can start with
+_OPERAND_STARTS = frozenset({
+    "IDENT", "ESC_IDENT", "NUM_INT", "NUM_UINT", "NUM_FLOAT", "NEG_INT", "NEG_FLOAT", "STRING", "BYTES", "TRUE",
+    "FALSE", "NULL", "LPAREN", "LBRACKET", "LBRACE", "DOT", "MINUS", "BANG",
+})  # fmt: skip
 
 
 def after_a_complete_operand(expected: frozenset[str]) -> bool:
@@ -214,14 +225,15 @@ _CLOSERS = {"(": (")", "RPAREN"), "index": ("]", "RBRACKET"), "[": ("]", "RBRACK
 
 
 def _open_construct(text: str, offset: int) -> str | None:
-    """The innermost bracket open at `offset` (`""` at the top, `"index"` for `a[`, `"{"` only after an entry's
-    `:`, `"key"` before it), or None inside a conditional's `?`."""
+    """The innermost construct open at `offset`: a bracket (`""` at the top, `"index"` for `a[`, `"{"` only after
+    an entry's `:`, `"key"` before it) or `"?"`, a conditional waiting for its `:`; None for a conditional in a map
+    literal, not modelled."""
     level = _levels(text, offset)[-1]
-    if "?" in level:
-        return None
     if level[0] == "{":
+        if "?" in level:
+            return None
         return "{" if ":" in level else "key"
-    return level[0]
+    return "?" if level.count("?") > level.count(":") else level[0]
 
 
 def _levels(text: str, offset: int) -> list[list[str]]:

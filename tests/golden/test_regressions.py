@@ -750,6 +750,9 @@ _AT_EOF = (
     ("[1, 2,", ["1:7: missing ']' at '<EOF>'"]),
     ("f(a", ["1:4: missing ')' at '<EOF>'"]),
     ("((a", ["1:4: mismatched input '<EOF>' expecting ')'"]),
+    ("a ? b c", ["1:7: missing ':' at 'c'"]),
+    ("{a 1, b: 2}", ["1:4: missing ':' at '1'"]),
+    ("a ? b c d", ["1:7: missing ':' at 'c'", "1:9: extraneous input 'd' expecting <EOF>"]),
     ("a + !", ["1:6: extraneous input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
                "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"]),
 ])  # fmt: skip
