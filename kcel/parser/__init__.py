@@ -139,6 +139,8 @@ def _as_antlr_reports(
         found += original([resumption.issue])
         if resumption.resumed is None:
             found += original(_builder.issues)
+            if resumption.lexed_from is not None:
+                found += original(_lexer_errors(" " * resumption.lexed_from + text[resumption.lexed_from :]))
             break
         if resumption.inserted_at is not None:
             insertions.append(resumption.inserted_at)
@@ -183,6 +185,32 @@ def _resumption(err: UnexpectedInput | None, text: str) -> Resumption | None:
     if after_a_complete_operand(expected):
         return after_operand(text, token, expected, _lark.lex)
     return deleted(text, token, expected, _wanted(expected), _lark.lex)
+
+
+def _lexer_errors(text: str) -> list[Issue]:
+    """Every error ANTLR's lexer reports in `text`, lexing on past each as `lexer_error` does."""
+    issues: list[Issue] = []
+    for _ in range(ERROR_LIMIT):
+        failed: int | None = None
+        try:
+            for _token in _lark.lex(text):
+                pass
+        except UnexpectedCharacters as err:
+            failed = err.pos_in_stream or 0
+        escape = _first_bad_escape(text, len(text) if failed is None else failed)
+        if escape is not None:
+            quote, end = escape
+            resumption = lexer_error(text, quote, text[quote:end], end)
+        elif failed is not None:
+            shown = _bad_text(text, failed)
+            end = failed + len(shown)
+            resumption = lexer_error(text, failed, shown, end + 1 if text[end : end + 1] == "\n" else end)
+        else:
+            break
+        issues.append(resumption.issue)
+        assert resumption.resumed is not None
+        text = resumption.resumed
+    return issues
 
 
 def _first_bad_escape(text: str, before: int) -> tuple[int, int] | None:

@@ -57,6 +57,7 @@ class Resumption:
     issue: Issue
     resumed: str | None
     inserted_at: int | None = None  # where ANTLR's inserted token went into `resumed` (later offsets are one more)
+    lexed_from: int | None = None  # parsing ends here, but ANTLR's lexer still reports what it finds from here on
 
 
 def lexer_error(text: str, offset: int, shown: str, end: int) -> Resumption:
@@ -90,7 +91,9 @@ def after_operand(text: str, token: Token, expected: frozenset[str], lex: Lex) -
         # ANTLR inserts the `:` the token can follow, and parses on as if it were there
         issue = Issue(f"Syntax error: missing ':' at '{shown}'", start)
         return Resumption(issue, text[:start] + ":" + text[start:], inserted_at=start)
-    return Resumption(Issue(f"Syntax error: mismatched input '{shown}' expecting {display}", start), None)
+    issue = Issue(f"Syntax error: mismatched input '{shown}' expecting {display}", start)
+    # at the top, ANTLR's recovery consumes every token to the end (lexing them) and parses nothing more
+    return Resumption(issue, None, lexed_from=end if context == "" else None)
 
 
 # the tokens an operand can start with
@@ -197,6 +200,11 @@ def _next_token_type(text: str, end: int, lex: Lex) -> str:
                 skipped = offset + (2 if rest[offset] in _OPERATOR_PREFIXES else 1)
             rest = _blank(rest, offset, skipped)
             continue
+        if following is not None and following.type in ("STRING", "BYTES") and "\\" in following:
+            failure = escape_failure(rest, following.start_pos or 0)
+            if failure is not None:  # a bad escape ANTLR's lexer skips through
+                rest = _blank(rest, failure[0], failure[1])
+                continue
         return "$END" if following is None else following.type
     return "?"
 

@@ -753,6 +753,12 @@ _AT_EOF = (
     ("a ? b c", ["1:7: missing ':' at 'c'"]),
     ("{a 1, b: 2}", ["1:4: missing ':' at '1'"]),
     ("a ? b c d", ["1:7: missing ':' at 'c'", "1:9: extraneous input 'd' expecting <EOF>"]),
+    ("a b '\\z' #", [  # the lexer skips the bad literal: the end follows `b`
+        "1:3: extraneous input 'b' expecting <EOF>",
+        "1:5: token recognition error at: ''\\z'",
+        "1:8: token recognition error at: '' #'",
+    ]),
+    ("a b c # d", ["1:3: mismatched input 'b' expecting <EOF>", "1:7: token recognition error at: '#'"]),
     ("a + !", ["1:6: extraneous input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
                "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"]),
 ])  # fmt: skip
