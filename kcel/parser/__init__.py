@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.lexer import BasicLexer, LexerThread
 
 from kcel.errors import CompileError, Issue, Source
 from kcel.parser.ast import Call, Expr
@@ -70,6 +71,15 @@ _lark = Lark.open_from_package(
     _plugins={"ContextualLexer": ContextualLexer, "LALR_Parser": LALR_Parser},
 )
 _lock = threading.Lock()
+# cel-go's lexer is context-free: what error recovery asks of the next tokens, one lexer built once for it
+_basic_lexer = BasicLexer(_lark.lexer_conf)
+
+
+def _lex(text: str) -> Iterator[Token]:
+    """The tokens of `text` as a context-free lexer reads them (`UnexpectedCharacters` where none fits)."""
+    return LexerThread.from_text(_basic_lexer, text).lex(None)  # type: ignore[no-untyped-call,no-any-return]
+
+
 # id(macros) -> (macros, their table). Keyed by identity: hashing a tuple of two dozen Macro
 # dataclasses took several microseconds per parse, and an Env passes the same tuple every time.
 _tables: dict[int, tuple[tuple[Macro, ...], Mapping[tuple[str, int, bool], Macro]]] = {}
@@ -180,11 +190,11 @@ def _resumption(err: UnexpectedInput | None, text: str) -> Resumption | None:
             missing = Issue(f"Syntax error: extraneous input '<EOF>' expecting {wanted}", len(text))
         return None if missing is None else Resumption(missing, None)
     if expected == _MEMBER_TOKENS:  # `a.5`: ANTLR read `.5` as a number after the complete operand `a`
-        number = float_after_dot(text, text.rfind(".", 0, token.start_pos or 0), _lark.lex)
-        return None if number is None else after_operand(text, number, frozenset({"$END"}), _lark.lex)
+        number = float_after_dot(text, text.rfind(".", 0, token.start_pos or 0), _lex)
+        return None if number is None else after_operand(text, number, frozenset({"$END"}), _lex)
     if after_a_complete_operand(expected):
-        return after_operand(text, token, expected, _lark.lex)
-    return deleted(text, token, expected, _wanted(expected), _lark.lex)
+        return after_operand(text, token, expected, _lex)
+    return deleted(text, token, expected, _wanted(expected), _lex)
 
 
 def _lexer_errors(text: str) -> list[Issue]:
@@ -193,7 +203,7 @@ def _lexer_errors(text: str) -> list[Issue]:
     for _ in range(ERROR_LIMIT):
         failed: int | None = None
         try:
-            for _token in _lark.lex(text):
+            for _token in _lex(text):
                 pass
         except UnexpectedCharacters as err:
             failed = err.pos_in_stream or 0
@@ -217,7 +227,7 @@ def _first_bad_escape(text: str, before: int) -> tuple[int, int] | None:
     """The first string literal before offset `before` with an escape ANTLR's lexer rejects (kcel's lexer takes any
     escape and its builder rejects it later, if it gets that far)."""
     try:
-        for token in _lark.lex(text):
+        for token in _lex(text):
             start = token.start_pos or 0
             if start > before:
                 return None
