@@ -379,7 +379,7 @@ class _Estimator:
             if estimated is not None:
                 self.computed[node.id] = estimated
                 return estimated
-        if _is_scalar(t):
+        if _is_scalar(t, optionals=self.tracks_sizes):
             return SizeEstimate(1, 1)
         if isinstance(node, Ident):
             local = self.local(node.name)
@@ -464,7 +464,8 @@ def _literal_size(node: Expr) -> SizeEstimate | None:
     return None
 
 
-def _is_scalar(t: CelType) -> bool:
+def _is_scalar(t: CelType, optionals: bool = True) -> bool:
+    """cel-go's isScalar; an optional of a scalar is one since cel-go v0.23 (Kubernetes 1.33), not before."""
     if t.name == "optional_type" and t.params:
-        return _is_scalar(t.params[0])
+        return optionals and _is_scalar(t.params[0])
     return t.name in _SCALARS and t.kind in ("primitive", "opaque")

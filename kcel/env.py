@@ -154,8 +154,9 @@ class Env:
         `messages`: protobuf message types (generated classes, `_pb2` modules or a `FileDescriptorSet`), which
         variables may then be declared as and literals may build (needs `pip install 'kcel[protobuf]'`)."""
         keyword_field_names = literal_validators = lenient_optional_or = shared_macro_targets = False
+        optionals_through_go = lenient_code_points = False
         optional_type_name = "optional_type"
-        tracks_sizes = True
+        tracks_sizes = literal_exemption_through_calls = True
         kubernetes = k8s_version is not None or compatibility_version is not None
         if kubernetes:
             from kcel.k8s.environment import (
@@ -177,8 +178,11 @@ class Env:
             keyword_field_names = version >= KEYWORD_FIELD_NAMES or environment == "stored"
             literal_validators = config.literal_validators
             lenient_optional_or = config.lenient_optional_or
+            optionals_through_go = config.optionals_through_go
+            lenient_code_points = server < (1, 33)  # cel-go v0.23 rejects an invalid code point's escape
             shared_macro_targets = config.shared_macro_targets
             optional_type_name = config.optional_type_name
+            literal_exemption_through_calls = config.literal_exemption_through_calls
             tracks_sizes = server >= (1, 33)  # cel-go v0.23's estimator (kcel.cost.estimate)
             libraries = config.libraries if libraries is None else libraries
             macros = config.macros if macros is None else macros
@@ -188,12 +192,15 @@ class Env:
         self.keyword_field_names = keyword_field_names
         self.literal_validators = literal_validators
         self.homogeneous_literals = homogeneous_literals
+        self.literal_exemption_through_calls = literal_exemption_through_calls  # cel-go v0.18's validator
         self.optimize = optimize  # fold constant literals at plan time (cel-go OptOptimize; costs them 0)
         # cel-go's EnableErrorOnBadPresenceTest: `has(x.f)` and `x.?f` on an int, a string... are errors (cel-spec)
         self.error_on_bad_presence_test = error_on_bad_presence_test
         # cel-go charges `has()` one unit; Kubernetes' base environment sets PresenceTestHasCost(false)
         self.presence_test_cost = 0 if kubernetes else 1
         self.lenient_optional_or = lenient_optional_or
+        self.optionals_through_go = optionals_through_go  # cel-go before v0.29 (Kubernetes up to 1.36)
+        self.lenient_code_points = lenient_code_points  # a surrogate's escape is U+FFFD (kcel.parser.literals)
         # cel-go before v0.22 expanded optMap/optFlatMap with its target twice under the same ids: checked twice, a
         # type variable in it conflicts with itself ("incompatible type already exists"), which rejects the rule
         self.shared_macro_targets = shared_macro_targets
@@ -394,7 +401,7 @@ class Env:
 
     def compile(self, text: str, check: bool = True) -> Program:
         """Parse, type-check (unless `check=False`) and plan; raises `CompileError` rendered like cel-go."""
-        parsed = parse(text, macros=self.macros)
+        parsed = parse(text, macros=self.macros, lenient_code_points=self.lenient_code_points)
         if not check:
             return Program(parsed, self, optimize=self.optimize)
         return Program(parsed, self, check_types(parsed, self), self.optimize)

@@ -55,6 +55,7 @@ from kcel.values import Uint
 class CheckerEnv(Protocol):
     container: str
     homogeneous_literals: bool
+    literal_exemption_through_calls: bool  # before cel-go v0.18 (Kubernetes 1.30), only through literals
     keyword_field_names: bool  # Kubernetes 1.31+: `self.namespace` selects the escaped `__namespace__`
     literal_validators: bool  # cel-go's duration/timestamp/regex literal validators (Kubernetes 1.29+)
     shared_macro_targets: bool  # cel-go before v0.22: a node checked twice must get the very same type
@@ -104,7 +105,7 @@ def check(parsed: Parsed, env: CheckerEnv) -> Checked:
     issues = validators.literal_issues(parsed.expr, env.overloads) if env.literal_validators else []
     if env.homogeneous_literals:
         exempt = _MIXED_LITERALS_ALLOWED | env.mixed_literal_functions
-        issues += validators.homogeneous_issues(parsed.expr, final, exempt)
+        issues += validators.homogeneous_issues(parsed.expr, final, exempt, env.literal_exemption_through_calls)
     issues += [issue for validate in env.ast_validators for issue in validate(parsed.expr, final, checker.chosen)]
     if issues:
         raise CompileError(issues, parsed.source)

@@ -48,13 +48,17 @@ def _type_name(value: object) -> str:
     return "string" if isinstance(value, str) else "int" if type(value) is int else type(value).__name__
 
 
-def homogeneous_issues(root: Expr, types: Mapping[int, CelType], exempt: Collection[str]) -> list[Issue]:
+def homogeneous_issues(
+    root: Expr, types: Mapping[int, CelType], exempt: Collection[str], through_calls: bool = True
+) -> list[Issue]:
     """cel-go's ValidateHomogeneousAggregateLiterals: a list literal's elements, a map literal's keys and values,
     of one type each (optional entries by their value's type), unless inside a call of an exempt function
-    (`format`). A list reports its first odd element; a map every odd key and value; lists before maps."""
+    (`format`). A list reports its first odd element; a map every odd key and value; lists before maps.
+    `through_calls=False`: cel-go before v0.18 (Kubernetes 1.30) exempts only literals reached from the exempt
+    call through literals (`format([dyn([1u, 2.0])])` is checked)."""
     lists: list[CreateList] = []
     maps: list[CreateMap] = []
-    for node in _outside(root, exempt):
+    for node in _outside(root, exempt, through_calls):
         if isinstance(node, CreateList):
             lists.append(node)
         elif isinstance(node, CreateMap):
@@ -88,12 +92,20 @@ def _unwrapped(t: CelType, optional: bool) -> CelType:
     return t.params[0] if optional and t.params else t
 
 
-def _outside(root: Expr, exempt: Collection[str]) -> Iterator[Expr]:
-    """Every node, in pre-order, except those under a call of an exempt function."""
-    stack = [root]
+def _outside(root: Expr, exempt: Collection[str], through_calls: bool = True) -> Iterator[Expr]:
+    """Every node, in pre-order, except those under a call of an exempt function (with `through_calls=False`,
+    except the literals that reach such a call through literals only)."""
+    stack: list[tuple[Expr, bool]] = [(root, False)]
     while stack:
-        node = stack.pop()
-        yield node
+        node, exempted = stack.pop()
+        if not exempted:
+            yield node
         if isinstance(node, Call) and node.function in exempt:
-            continue
-        stack.extend(reversed(children(node)))
+            if through_calls:
+                continue
+            exempted = True
+        elif not isinstance(node, (CreateList, CreateMap)):
+            exempted = False
+        stack.extend(
+            (child, exempted and isinstance(child, (CreateList, CreateMap))) for child in reversed(children(node))
+        )

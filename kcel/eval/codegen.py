@@ -85,6 +85,7 @@ class Declarations(Protocol):
     keyword_field_names: bool
     error_on_bad_presence_test: bool  # cel-go's EnableErrorOnBadPresenceTest (cel-spec sets it, Kubernetes not)
     lenient_optional_or: bool  # cel-go before v0.28: `a.or(b)` with a non-optional `a` gives `a`
+    optionals_through_go: bool  # cel-go before v0.29: `c ? optional.of(optional.of(1)) : ...` is `optional.of(1)`
     shared_macro_targets: bool  # cel-go before v0.22, which also evaluated a comprehension's initialiser first
     presence_test_cost: int  # what `has()` costs itself: 1 in cel-go, 0 in Kubernetes (PresenceTestHasCost(false))
 
@@ -159,6 +160,7 @@ class CodeGen:
         # a presence test or optional selection on an int, a string... is an error rather than absent.
         self.presence = ", True" if decls.error_on_bad_presence_test else ""
         self.lenient_optional_or = decls.lenient_optional_or
+        self.optionals_through_go = decls.optionals_through_go
         self.eager_binds = decls.shared_macro_targets  # `cel.bind`/optMap initialisers run at once, used or not
 
     # -- entry -------------------------------------------------------------------------------

@@ -9,11 +9,11 @@ and the local variables of `cel.bind` and `cel.@block`. Each function takes the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kcel.checker.types import BOOL
+from kcel.checker.types import BOOL, CelType
 from kcel.eval.writer import Writer
 from kcel.parser.ast import Call, Comprehension, Const, CreateList, Expr, Ident, Select
 
@@ -40,6 +40,8 @@ class Planner(Protocol):
     exact_failures: bool  # charging every step as cel-go does, for the cost of a failure
     loops: int  # comprehension loops around the code being generated
     lenient_optional_or: bool  # cel-go before v0.28: a non-optional left side of `or`/`orValue` is the answer
+    optionals_through_go: bool  # cel-go before v0.29: a conditional's optional result goes through Go values
+    types: Mapping[int, CelType]
     eager_binds: bool  # cel-go before v0.22: a bind's initialiser runs first, used or not (an error kept for use)
     decls: Any  # the environment's declarations (kcel.eval.codegen.Declarations)
     namespace: dict[str, Any]  # the names the generated code sees
@@ -301,7 +303,14 @@ def conditional(cg: Planner, node: Call, tolerant: bool) -> str:
         cg.flush()
     if held is not None:
         del cg.held[held]
+    if cg.optionals_through_go and _may_be_optional(cg, node):
+        cg.w.line(f"{result} = _through_go({result})")
     return result
+
+
+def _may_be_optional(cg: Planner, node: Expr) -> bool:
+    t = cg.types.get(node.id)
+    return t is None or t.name in ("optional_type", "dyn")
 
 
 def _hold_tested_object(cg: Planner, cond: Expr) -> Expr | None:
@@ -522,7 +531,9 @@ def _append_element(cg: Planner, accu: Local, element: Expr) -> None:
 
 def _bind_like(cg: Planner, node: Comprehension, tolerant: bool) -> str:
     """`cel.bind` and friends: a variable whose initialiser runs on first use, at most once (before cel-go v0.22, at
-    once, its error kept for a use)."""
+    once, its error kept for a use). Its loop is over an empty list literal, which cel-go builds, and charges,
+    unless OptOptimize folded it."""
+    cg.cost(0 if cg.optimize else 10)
     if cg.eager_binds and not cg.deep():
         local = Local(cg.temp("_b"), may_hold_error=True)
         capture(cg, node.accu_init, local.py)
@@ -535,10 +546,11 @@ def _bind_like(cg: Planner, node: Comprehension, tolerant: bool) -> str:
 
 
 def _lazy_local(cg: Planner, init: Expr) -> Local:
-    """A local for `init`: a plain temporary when it is a literal, else a `_Lazy` cell. A name is read lazily too,
+    """A local for `init`: a plain temporary when it is a literal that costs nothing (`[]` only when OptOptimize
+    folds it; else building it is charged when it is read), else a `_Lazy` cell. A name is read lazily too,
     as cel-go resolves the accumulator on first use: `cel.bind(b, a, 1)` neither reads `a` (a bind of its own, which
     may fail) nor pays for it."""
-    if isinstance(init, Const) or (isinstance(init, CreateList) and not init.elements):
+    if isinstance(init, Const) or (cg.optimize and isinstance(init, CreateList) and not init.elements):
         text = cg.gen(init)
         name = cg.temp("_b")
         cg.flush()

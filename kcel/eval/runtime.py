@@ -650,6 +650,18 @@ def optional_value(value: Any) -> Any:
     return value.value if type(value) is Optional else value
 
 
+def through_go(value: Any) -> Any:
+    """A conditional's optional result as cel-go before v0.29 resolves it (applyQualifiers takes the value's Go
+    `Value()` and `OptionalOf(NativeToValue(...))` wraps it again): nested optionals collapse into one, an empty one
+    inside becomes null, a type its name (Kubernetes 1.30-1.36)."""
+    if type(value) is not Optional or not value.has_value():
+        return value
+    inner = value.value
+    while type(inner) is Optional:
+        inner = inner.value if inner.has_value() else None
+    return Optional(inner.name if type(inner) is TypeValue else inner)
+
+
 def raise_error(error: EvalError, *evaluated: Any) -> Any:
     """Fail with `error`, once the arguments (`evaluated`, for their own errors first) have been evaluated."""
     raise error
@@ -762,7 +774,7 @@ EXPORTED = {"raise": raise_error} | {
         "MemberIndex", "string_set", "size", "iterate", "iterate_pairs", "map_insert", "map_insert_entry",
         "optional_select", "optional_index",
         "type_of", "cel_equals", "list_with_optionals", "make_map_optional", "optional_missing",
-        "optional_value",
+        "optional_value", "through_go",
         "Lazy", "force", "UNBOUND", "INPUT_CONVERSIONS", "convert_input", "SPECIAL_INPUT", "special_input", "bound",
         "declared_input", "declared_input_strict", "Timestamp", "Duration",
         "charge",

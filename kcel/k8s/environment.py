@@ -165,6 +165,8 @@ class Configuration:
     lenient_optional_or: bool  # cel-go before v0.28 (Kubernetes up to 1.36): `a.or(b)` with a non-optional `a` is `a`
     shared_macro_targets: bool  # cel-go before v0.22 (Kubernetes up to 1.31): optMap's target checked twice, one ids
     optional_type_name: str  # cel-go before v0.20 (Kubernetes 1.30) named it `optional`, with no `optional_type`
+    literal_exemption_through_calls: bool  # cel-go v0.18+ (1.31+): format()'s literals exempt through any call
+    optionals_through_go: bool  # cel-go before v0.29 (up to 1.36): a conditional's optional result via Go values
 
 
 # Library behaviour that changed with the API server's own code rather than with an environment option: an API
@@ -211,6 +213,8 @@ def configuration(compatibility: Version, environment: str = "new", server: Vers
         lenient_optional_or=server <= (1, 36),
         shared_macro_targets=server < (1, 32),
         optional_type_name="optional" if server < (1, 31) else "optional_type",
+        literal_exemption_through_calls=server >= (1, 31),
+        optionals_through_go=server <= (1, 36),
     )
 
 

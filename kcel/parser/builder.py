@@ -56,8 +56,9 @@ class Builder(Transformer[Token, Expr]):
 
     __visit_tokens__ = False
 
-    def reset(self, macros: Mapping[tuple[str, int, bool], Macro]) -> None:
+    def reset(self, macros: Mapping[tuple[str, int, bool], Macro], lenient_code_points: bool = False) -> None:
         self.macros = macros
+        self.lenient_code_points = lenient_code_points  # cel-go before v0.23 (literals.parse_string)
         self._id = count(1).__next__  # hands out 1, 2, 3, ...
         self.issues: list[Issue] = []
         self.macro_calls: dict[int, Call] = {}
@@ -317,7 +318,7 @@ class Builder(Transformer[Token, Expr]):
         return self._signed(c[0], self._parsed_literal(c[0], literals.parse_double))
 
     def string_literal(self, c: list[Token]) -> Expr:
-        return self._parsed_literal(c[0], literals.parse_string)
+        return self._parsed_literal(c[0], lambda token: literals.parse_string(token, self.lenient_code_points))
 
     def bytes_literal(self, c: list[Token]) -> Expr:
         return self._parsed_literal(c[0], literals.parse_bytes)

@@ -46,11 +46,13 @@ def parse_double(text: str) -> float:
     return value
 
 
-def parse_string(text: str) -> str:
+def parse_string(text: str, lenient_code_points: bool = False) -> str:
+    """`lenient_code_points`: cel-go before v0.23 (Kubernetes 1.30-1.32) took a surrogate's escape as U+FFFD (Go's
+    encoding of an invalid rune) and rejected only one past U+10FFFF, as `unable to unescape string`."""
     body, raw = _strip_quotes(text)
     if raw or "\\" not in body:
         return body
-    return "".join(_decode_escapes(body, as_bytes=False))
+    return "".join(_decode_escapes(body, as_bytes=False, lenient=lenient_code_points))
 
 
 def parse_bytes(text: str) -> bytes:
@@ -76,7 +78,7 @@ def _strip_quotes(text: str) -> tuple[str, bool]:
     return text[quote:-quote], raw
 
 
-def _decode_escapes(body: str, as_bytes: bool) -> list[str]:
+def _decode_escapes(body: str, as_bytes: bool, lenient: bool = False) -> list[str]:
     out: list[str] = []
     i, n = 0, len(body)
     while i < n:
@@ -87,12 +89,12 @@ def _decode_escapes(body: str, as_bytes: bool) -> list[str]:
             continue
         if i + 1 >= n:
             raise LiteralError("unable to unescape string, found '\\' as last character")
-        code, i = _decode_one(body, i + 1, as_bytes)
+        code, i = _decode_one(body, i + 1, as_bytes, lenient)
         out.append(code)
     return out
 
 
-def _decode_one(body: str, i: int, as_bytes: bool) -> tuple[str, int]:
+def _decode_one(body: str, i: int, as_bytes: bool, lenient: bool = False) -> tuple[str, int]:
     """Decode the escape whose letter is at body[i]; return its text and the next index."""
     kind = body[i]
     if kind in _SIMPLE_ESCAPES:
@@ -104,18 +106,22 @@ def _decode_one(body: str, i: int, as_bytes: bool) -> tuple[str, int]:
         digits = body[i + 1 : i + 1 + width]
         if len(digits) < width or not set(digits) <= _HEX_DIGITS:
             raise LiteralError("unable to unescape string")
-        return _code_point(int(digits, 16), as_bytes and kind in "xX"), i + 1 + width
+        return _code_point(int(digits, 16), as_bytes and kind in "xX", lenient), i + 1 + width
     if kind in "0123":
         digits = body[i : i + 3]
         if len(digits) < 3 or not set(digits[1:]) <= set("01234567"):
             raise LiteralError("unable to unescape octal sequence in string")
-        return _code_point(int(digits, 8), as_bytes), i + 3
+        return _code_point(int(digits, 8), as_bytes, lenient), i + 3
     raise LiteralError("unable to unescape string")
 
 
-def _code_point(value: int, raw_byte: bool) -> str:
+def _code_point(value: int, raw_byte: bool, lenient: bool = False) -> str:
     if raw_byte:
         return _Byte(chr(value))
+    if lenient and value > 0x10FFFF:
+        raise LiteralError("unable to unescape string")
+    if lenient and 0xD800 <= value <= 0xDFFF:
+        return "\ufffd"
     if value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
         raise LiteralError("invalid unicode code point")
     return chr(value)

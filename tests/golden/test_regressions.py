@@ -688,3 +688,163 @@ def test_duration_of_an_int_type_checks_before_cel_go_v0_26_and_fails_when_evalu
         with pytest.raises(kcel.EvalError, match="^type conversion error from 'int' to 'google.protobuf.Duration'$"):
             run({"x": 1})
     assert env.compile("duration(x) > duration('1s') || true").evaluate({"x": 1}) is True
+
+
+@pytest.mark.parametrize(("expr", "optimized", "unoptimized"), [
+    ("cel.bind(t, true, t)", 1, 11),
+    ("cel.bind(t, [1, 2], t)", 1, 21),
+    ("cel.bind(a, 1, cel.bind(b, a + 1, [a, b]))", 14, 34),
+    ("optional.of(1).optMap(x, [x])", 16, 26),
+    ("optional.of(1).optFlatMap(x, optional.of(x))", 6, 16),
+    ("optional.none().optMap(x, [x])", 3, 3),  # the bind is not reached
+    ("cel.bind(v, [], 1)", 0, 10),  # an empty list bound and not read is not built
+    ("cel.bind(v, [], v)", 1, 21),
+    ("cel.bind(v, [], [v, v])", 12, 32),  # built once, when first read
+])  # fmt: skip
+def test_a_bind_builds_its_empty_loop_range_unless_optimized(expr: str, optimized: int, unoptimized: int) -> None:
+    """Issue 45: `cel.bind` (and optMap's and optFlatMap's expansion through it) is a comprehension over an empty list
+    literal; without OptOptimize (cel-go's conformance runner, `kcel.Env(optimize=False)`) cel-go builds that list
+    and charges it 10, as any list literal. Answers of cel-go v0.29.2."""
+    assert kcel.Env().compile(expr).evaluate_with_cost({})[1] == optimized
+    assert kcel.Env(optimize=False).compile(expr).evaluate_with_cost({})[1] == unoptimized
+
+
+_AT_EOF = (
+    "mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
+    "NUM_UINT, STRING, BYTES, IDENTIFIER}"
+)
+
+
+@pytest.mark.parametrize(("expr", "errors"), [
+    ('0x', ["1:2: extraneous input 'x' expecting <EOF>"]),
+    ("'\\z'", ["1:1: token recognition error at: ''\\z'", "1:4: token recognition error at: '''", "1:5: " + _AT_EOF]),
+    ("'\\x4'", ["1:1: token recognition error at: ''\\x4''", "1:6: " + _AT_EOF]),
+    ("'\\u12'", ["1:1: token recognition error at: ''\\u12''", "1:7: " + _AT_EOF]),
+    ("'\\07'", ["1:1: token recognition error at: ''\\07''", "1:6: " + _AT_EOF]),
+    ("b'\\777'", [
+        "1:2: token recognition error at: ''\\7'",
+        "1:5: extraneous input '77' expecting <EOF>",
+        "1:7: token recognition error at: '''",
+    ]),
+    ('1.5.5', ["1:4: extraneous input '.5' expecting <EOF>"]),
+    ("rb'\\n'", ["1:3: extraneous input ''\\n'' expecting <EOF>"]),
+    ("request.user = 'test'", [
+        "1:14: token recognition error at: '= '",
+        "1:16: extraneous input ''test'' expecting <EOF>",
+    ]),
+    ('(1 2) + (3 4)', ["1:4: extraneous input '2' expecting ')'", "1:12: extraneous input '4' expecting ')'"]),
+    ('[1 2 3]', ["1:4: mismatched input '2' expecting {']', ','}"]),
+    ('a[1 2]', ["1:5: extraneous input '2' expecting ']'"]),
+    ('{1: 2 3}', ["1:7: extraneous input '3' expecting {'}', ','}"]),
+    ('{1 2: 3}', ["1:4: extraneous input '2' expecting ':'"]),
+    ('a # b', ["1:3: token recognition error at: '#'", "1:5: extraneous input 'b' expecting <EOF>"]),
+    ("'''\\z'''", [
+        "1:3: token recognition error at: ''\\z'",
+        "1:6: extraneous input '''' expecting <EOF>",
+        "1:8: token recognition error at: '''",
+    ]),
+    ('x !y', ["1:3: mismatched input '!' expecting <EOF>"]),
+    ("== 1", ["1:1: extraneous input '==' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+              "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"]),
+    ("a in [[1, 2]", ["1:13: mismatched input '<EOF>' expecting {']', ','}"]),
+    ("[1, 2,", ["1:7: missing ']' at '<EOF>'"]),
+    ("f(a", ["1:4: missing ')' at '<EOF>'"]),
+    ("((a", ["1:4: mismatched input '<EOF>' expecting ')'"]),
+    ("a ? b c", ["1:7: missing ':' at 'c'"]),
+    ("{a 1, b: 2}", ["1:4: missing ':' at '1'"]),
+    ("a ? b c d", ["1:7: missing ':' at 'c'", "1:9: extraneous input 'd' expecting <EOF>"]),
+    ("a b '\\z' #", [  # the lexer skips the bad literal: the end follows `b`
+        "1:3: extraneous input 'b' expecting <EOF>",
+        "1:5: token recognition error at: ''\\z'",
+        "1:8: token recognition error at: '' #'",
+    ]),
+    ("a b c # d", ["1:3: mismatched input 'b' expecting <EOF>", "1:7: token recognition error at: '#'"]),
+    ("a + !", ["1:6: extraneous input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+               "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"]),
+])  # fmt: skip
+def test_syntax_errors_as_antlr_recovers(expr: str, errors: list[str]) -> None:
+    """Issue 45: ANTLR's lexer rejects a bad escape or a lone `=`, `&`, `|` (having read the next character) and lexes
+    on past it; its parser expects, after a complete operand, what the open construct needs (`<EOF>`, `')'`,
+    `{']', ','}`...) and deletes a token the next one would fit after. Every error is reported, in source order
+    (each one's "Syntax error: " left out here).
+    Answers of cel-go v0.29.2 (the same at Kubernetes 1.30 and 1.33)."""
+    with pytest.raises(kcel.CompileError) as info:
+        kcel.parse(expr)
+    lines = [line for line in str(info.value).split("\n") if line.startswith("ERROR:")]
+    heads = [line.removeprefix("ERROR: <input>:").replace("Syntax error: ", "") for line in lines]
+    assert heads == errors
+
+
+@pytest.mark.parametrize(("version", "estimate"), [("1.30", (3, 1844674407370955266)), ("1.33", (3, 3)),
+                                                   ("1.37", (3, 3))])  # fmt: skip
+def test_an_optional_of_a_scalar_has_a_size_from_cel_go_v0_23(version: str, estimate: tuple[int, int]) -> None:
+    """Issue 45: cel-go's isScalar counts `optional_type(int)` as a scalar (size 1) since v0.23 (Kubernetes 1.33);
+    before, the size of `optional.of(1)` is unknown and `==` of two is priced by it."""
+    env = kcel.Env(k8s_version=version)
+    assert env.estimate_cost(env.compile("optional.of(1) == optional.of(2)")) == kcel.CostEstimate(*estimate)
+
+
+@pytest.mark.parametrize("version", ["1.30", "1.33", "1.37"])
+@pytest.mark.parametrize(("expr", "error"), [
+    ("'%s'.format([[1u, 2.0]])", None),  # reached from format() through literals: exempt at every version
+    ("'%s'.format([dyn([1u, 2.0])])", "1:23: expected type 'uint' but found 'double'"),
+    ("'%s'.format([dyn([[1u], [2.0]])])", "1:25: expected type 'list(uint)' but found 'list(double)'"),
+    ("'%s'.format([dyn({1u: 1, 2.0: 1})])", "1:26: expected type 'uint' but found 'double'"),
+])  # fmt: skip
+def test_a_call_between_format_and_a_mixed_literal_ends_the_exemption_before_cel_go_v0_18(
+    version: str, expr: str, error: str | None
+) -> None:
+    """Issue 45: cel-go v0.17.8's inExemptFunction (Kubernetes 1.30) climbs from a literal through list and map
+    parents only; from v0.18 it climbs through every ancestor. Answers of the 1.30, 1.33 and 1.37 references."""
+    env = kcel.Env(k8s_version=version)
+    if error is None or version != "1.30":
+        env.compile(expr)
+        return
+    with pytest.raises(kcel.CompileError) as info:
+        env.compile(expr)
+    assert str(info.value).splitlines()[0] == f"ERROR: <input>:{error}"
+
+
+@pytest.mark.parametrize(("expr", "before_v0_29", "since"), [
+    ("true ? optional.of(optional.of(1)) : optional.none()", kcel.Optional(1), kcel.Optional(kcel.Optional(1))),
+    ("true ? optional.of(optional.none()) : optional.none()", kcel.Optional(None), kcel.Optional(kcel.Optional())),
+    ("true ? optional.of(type(1)) : optional.none()", kcel.Optional("int"), kcel.Optional(kcel.TypeValue("int"))),
+    ("optional.of(1).optMap(x, optional.of(x))", kcel.Optional(1), kcel.Optional(kcel.Optional(1))),
+    ("optional.of(optional.of(1)).optMap(x, x)", kcel.Optional(1), kcel.Optional(kcel.Optional(1))),
+    ("true ? optional.of([optional.of(1)]) : optional.none()", kcel.Optional([kcel.Optional(1)]),
+     kcel.Optional([kcel.Optional(1)])),  # only the optional itself goes through Go values
+])  # fmt: skip
+def test_a_conditional_optional_result_goes_through_go_values_before_cel_go_v0_29(
+    expr: str, before_v0_29: object, since: object
+) -> None:
+    """Issue 45: cel-go plans `?:` as a conditional attribute, whose applyQualifiers took an optional's value as
+    `GetValue().Value()` (a Go value) and wrapped `NativeToValue` of it again: nested optionals collapsed, an empty
+    one inside became null, a type its name. Fixed in cel-go 924f6d51 (v0.29); optMap expands to a `?:`. Answers of
+    the 1.33 and 1.37 references (1.30's are the same values)."""
+    for version in ("1.30", "1.33"):
+        assert kcel.Env(k8s_version=version).compile(expr).evaluate({}) == before_v0_29
+    assert kcel.Env(k8s_version="1.37").compile(expr).evaluate({}) == since
+    assert kcel.Env().compile(expr).evaluate({}) == since
+
+
+@pytest.mark.parametrize(("expr", "value", "error"), [
+    ("'\\uDFFF'", "\ufffd", "invalid unicode code point"),
+    ("'\\U0000D800' == '\\uFFFD'", True, "invalid unicode code point"),
+    ("'''\\ud800x'''.size()", 2, "invalid unicode code point"),
+    ("'\\U00110000'", None, "invalid unicode code point"),
+])  # fmt: skip
+def test_a_surrogate_escape_is_the_replacement_character_before_cel_go_v0_23(
+    expr: str, value: object, error: str
+) -> None:
+    """Issue 45: cel-go before v0.23 (Kubernetes 1.30-1.32) decoded a surrogate's escape as Go encodes an invalid
+    rune, U+FFFD, and rejected only one past U+10FFFF (`unable to unescape string`); v0.23 rejects both as invalid
+    code points. Answers of the 1.30, 1.33 and 1.37 references."""
+    old = kcel.Env(k8s_version="1.30")
+    if value is None:
+        with pytest.raises(kcel.CompileError, match="1:1: unable to unescape string"):
+            old.compile(expr)
+    else:
+        assert old.compile(expr).evaluate({}) == value
+    for env in (kcel.Env(k8s_version="1.33"), kcel.Env(k8s_version="1.37"), kcel.Env()):
+        with pytest.raises(kcel.CompileError, match=f"1:1: {error}"):
+            env.compile(expr)

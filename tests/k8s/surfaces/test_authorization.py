@@ -165,7 +165,6 @@ def test_compile_match_conditions(name: str, expressions: list[str], expected: s
     assert errors(document) == ((f"authorizers[0].{expected}",) if expected else ())
 
 
-@pytest.mark.xfail(strict=True, reason="kcel's lexer error text and recovery differ from ANTLR's (cel-go `a | b`)")
 def test_syntax_error_text_as_upstream() -> None:
     document = configuration(webhook(matchConditions=[{"expression": "request.user = 'test'"}]))
     assert errors(document) == (

@@ -366,8 +366,10 @@ def test_a_valid_device_class() -> None:
 @pytest.mark.parametrize(("selector", "error"), [
     ("1", 'spec.selectors[0].cel.expression: Invalid value: "1": must evaluate to bool or the unknown type, not int'),
     ("?!", 'spec.selectors[0].cel.expression: Invalid value: "?!": compilation failed: ERROR: <input>:1:1: Syntax '
-           "error: mismatched input '?' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
-           "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ?!\n | ^"),
+           "error: extraneous input '?' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+           "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ?!\n | ^\nERROR: <input>:1:3: Syntax error: extraneous "
+           "input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
+           "NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ?!\n | ..^"),  # cel-go v0.29.2's two errors
     ("device.nope", 'spec.selectors[0].cel.expression: Invalid value: "device.nope": compilation failed: ERROR: '
                     "<input>:1:7: undefined field 'nope'\n | device.nope\n | ......^"),
     ({}, "spec.selectors[0].cel: Required value"),
