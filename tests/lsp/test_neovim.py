@@ -3,6 +3,7 @@ diagnostic back (where `nvim` is installed: 0.7, Debian 12's, or newer)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -83,3 +84,45 @@ def test_neovim_shows_a_marker_typo_in_go_as_it_is_typed(tmp_path: Path) -> None
     assert int(number) == line
     assert marker[int(column) :].startswith('.maxReplica"')  # inside the rule: the `.` cel-go points at
     assert not list(tmp_path.rglob("*.yaml"))  # nothing regenerated
+
+
+COMPLETE = """
+vim.wait(30000, function() return #vim.lsp.buf_get_clients(0) > 0 end, 50)
+local lines = { "omnifunc:" .. vim.bo.omnifunc }
+local position = { line = %(line)d, character = %(column)d }
+local params = { textDocument = { uri = vim.uri_from_bufnr(0) }, position = position }
+local answers = vim.lsp.buf_request_sync(0, "textDocument/completion", params, 30000) or {}
+for _, answer in pairs(answers) do
+  for _, item in ipairs((answer.result or {}).items or answer.result or {}) do table.insert(lines, item.label) end
+end
+vim.fn.writefile(lines, %(out)r)
+vim.cmd("qa!")
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="no nvim on this machine (Debian: apt install neovim)")
+def test_the_readmes_neovim_recipe_completes_the_fields_of_self(tmp_path: Path) -> None:
+    """The README's recipe for Neovim 0.7 to 0.10, as a user's init.lua (`kcel` on PATH): omnifunc is set, and
+    completion after `self.` offers the schema's fields."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    recipe = readme.split("Neovim 0.7 to 0.10")[1].split("```lua\n")[1].split("```")[0]
+    (tmp_path / "init.lua").write_text(recipe, encoding="utf-8")
+    crd = tmp_path / "crd.yaml"
+    text = (
+        (ROOT / "examples" / "widget-crd.yaml")
+        .read_text(encoding="utf-8")
+        .replace('"self.replicas <= self.maxReplicas"', '"self."')
+    )
+    crd.write_text(text, encoding="utf-8")
+    at = text.index('"self."') + len('"self.')
+    line, column = text.count("\n", 0, at), at - text.rfind("\n", 0, at) - 1
+    out, script = tmp_path / "completion.txt", tmp_path / "complete.lua"
+    script.write_text(COMPLETE % {"line": line, "column": column, "out": str(out)}, encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    if not (Path(sys.executable).parent / "kcel").exists():
+        pytest.skip(f"no kcel script beside {sys.executable} (not an installed environment)")
+    subprocess.run(["nvim", "--headless", "-u", str(tmp_path / "init.lua"), str(crd), "-c", f"luafile {script}"],
+                   cwd=tmp_path, env=env, timeout=90, capture_output=True, check=False)  # fmt: skip
+    found = out.read_text(encoding="utf-8").splitlines()
+    assert found[0] == "omnifunc:v:lua.vim.lsp.omnifunc"
+    assert {"replicas", "maxReplicas", "mode", "containers"} <= set(found[1:])
