@@ -1,7 +1,9 @@
 """A project's `.kcel.yaml`, found in the folder of the file worked on (or the current folder) or above it, as git
 and ruff find theirs. `k8sVersion` names the Kubernetes version to answer as (`"1.34"`), or the versions the project
 supports (`"1.30-1.37"`, `"1.31,1.34"`, or a YAML list): `kcel check`, `validate`, `admit` and `test` then answer at
-each and say where they differ, and `kcel lsp` checks at each."""
+each and say where they differ, and `kcel lsp` checks at each. `runtimeConfig` names the alpha and beta API versions
+the project's clusters switch on (kube-apiserver's `--runtime-config`: `admissionregistration.k8s.io/v1beta1`, a
+list or comma-separated), for `kcel lsp`."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import yaml
 from kcel.k8s.environment import server_versions
 
 SETTINGS_FILE = ".kcel.yaml"
-KNOWN_KEYS = ("k8sVersion",)  # a key kcel does not read is an error: a misspelt one would be ignored unseen
+# a key kcel does not read is an error: a misspelt one would be ignored unseen
+KNOWN_KEYS = ("k8sVersion", "runtimeConfig")
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,7 @@ class Settings:
 
     path: Path | None = None  # None: no .kcel.yaml found
     k8s_versions: tuple[str, ...] = ()  # empty: not set
+    runtime_config: tuple[str, ...] = ()  # the alpha and beta API versions assumed switched on
 
 
 def find_settings(start: Path) -> Settings:
@@ -49,12 +53,14 @@ def read_settings(path: Path) -> Settings:
         if key not in KNOWN_KEYS:
             raise ValueError(f"{path}: unknown setting {key!r}{_did_you_mean(str(key))}; kcel reads "
                              f"{', '.join(KNOWN_KEYS)}")  # fmt: skip
+    switched = found.get("runtimeConfig") or []
+    runtime_config = tuple(str(v) for v in (switched if isinstance(switched, list) else [switched]))
     version = found.get("k8sVersion")
     if version is None or version == "":
-        return Settings(path)
+        return Settings(path, runtime_config=runtime_config)
     text = ",".join(str(v) for v in version) if isinstance(version, list) else str(version)
     try:
-        return Settings(path, server_versions(text))
+        return Settings(path, server_versions(text), runtime_config)
     except ValueError as err:
         raise ValueError(f"{path}: k8sVersion: {err}") from None
 

@@ -69,7 +69,7 @@ def test_an_unknown_setting_is_an_error_with_the_known_one(tmp_path: Path) -> No
     with pytest.raises(ValueError, match=r"unknown setting 'k8sversion' \(did you mean 'k8sVersion'\?\)"):
         read_settings(tmp_path / ".kcel.yaml")
     (tmp_path / ".kcel.yaml").write_text("colour: yes\nk8sVersion: '1.31'\n")
-    with pytest.raises(ValueError, match="unknown setting 'colour'; kcel reads k8sVersion$"):
+    with pytest.raises(ValueError, match="unknown setting 'colour'; kcel reads k8sVersion, runtimeConfig$"):
         read_settings(tmp_path / ".kcel.yaml")
 
 

@@ -9,6 +9,7 @@ path is found in the YAML, and a compile error's `<input>:L:C` inside the expres
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -127,8 +128,9 @@ def merged_diagnostics(by_version: Mapping[str | None, list[Diagnostic]]) -> lis
     ]
 
 
-def analyze(text: str, k8s_version: str | None = None) -> Analysis:
-    """Every document of a YAML file: its expressions, and the API server's verdict on the objects holding them."""
+def analyze(text: str, k8s_version: str | None = None, runtime_config: Sequence[str] = ()) -> Analysis:
+    """Every document of a YAML file: its expressions, and the API server's verdict on the objects holding them
+    (`runtime_config`: the alpha and beta API versions assumed switched on, as kube-apiserver's --runtime-config)."""
     analysis = Analysis()
     for index, (offset, chunk) in enumerate(split_documents(text)):
         try:
@@ -153,7 +155,7 @@ def analyze(text: str, k8s_version: str | None = None) -> Analysis:
         found = list(_expressions(root, fe.Path(), text, offset, index))
         analysis.expressions += found
         if isinstance(value, Mapping) and found:
-            _check(analysis, index, offset, root, value, k8s_version)
+            _check(analysis, index, offset, root, value, k8s_version, runtime_config)
     return analysis
 
 
@@ -190,16 +192,16 @@ def _expression(node: ScalarNode, path: fe.Path, text: str, offset: int, documen
 
 
 def _check(analysis: Analysis, index: int, offset: int, root: Node, value: Mapping[str, Any],
-           k8s_version: str | None) -> None:  # fmt: skip
+           k8s_version: str | None, runtime_config: Sequence[str] = ()) -> None:  # fmt: skip
     """Run the check the object's kind has, and place each error at its field (inside its expression when it can)."""
     kind = str(value.get("kind", ""))
     group = str(value.get("apiVersion", "")).rpartition("/")[0]
     if (group, kind) == ("apiextensions.k8s.io", "CustomResourceDefinition"):
         found = crd_errors(analysis, index, value, k8s_version)
     elif group == "admissionregistration.k8s.io" and "AdmissionPolicy" in kind:
-        found = _policy_errors(value, k8s_version)
+        found = _policy_errors(value, k8s_version, runtime_config)
     else:
-        found = _surface_errors(value, k8s_version)
+        found = _surface_errors(value, k8s_version, runtime_config)
     for path, message, severity in found:
         analysis.diagnostics.append(_place(analysis, index, offset, root, path, message, severity))
 
@@ -260,10 +262,14 @@ def _crd_lints(analysis: Analysis, index: int, crd: Any, check: Any) -> None:
             analysis.diagnostics.append(Diagnostic(start, max(end, start + 1), lint.said(), severity))
 
 
-def _policy_errors(value: Mapping[str, Any], k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:
+def _policy_errors(value: Mapping[str, Any], k8s_version: str | None,
+                   runtime_config: Sequence[str] = ()) -> list[tuple[fe.Path, str, str]]:  # fmt: skip
     from kcel.k8s.admission import PolicySet
 
-    policies = PolicySet.from_manifests([value], k8s_version=k8s_version)
+    try:
+        policies = PolicySet.from_manifests([value], k8s_version=k8s_version, runtime_config=runtime_config)
+    except ValueError as err:  # a malformed runtimeConfig in .kcel.yaml
+        return [(fe.Path(), str(err), "error")]
     found = [_located(problem.partition("document 0: ")[2] or problem, "error") for problem in policies.problems]
     return _led(found, value, k8s_version)
 
@@ -279,14 +285,20 @@ def _led(found: list[tuple[fe.Path, str, str]], value: Mapping[str, Any],
             for path, message, severity in found]  # fmt: skip
 
 
-def _surface_errors(value: Mapping[str, Any], k8s_version: str | None) -> list[tuple[fe.Path, str, str]]:
+def _surface_errors(value: Mapping[str, Any], k8s_version: str | None,
+                    runtime_config: Sequence[str] = ()) -> list[tuple[fe.Path, str, str]]:  # fmt: skip
     from kcel.k8s.environment import NEWEST
-    from kcel.k8s.surfaces.checking import checker_for
+    from kcel.k8s.surfaces.checking import SWITCHED_ON_GROUPS, checker_for
 
-    check = checker_for(value)
+    check: Any = checker_for(value)  # a Checker; DRA's takes the runtime config too
     if check is None:
         return []
-    checked = check(value, "", k8s_version or NEWEST)
+    if str(value.get("apiVersion", "")).rpartition("/")[0] in SWITCHED_ON_GROUPS:
+        check = functools.partial(check, runtime_config=runtime_config)
+    try:
+        checked = check(value, "", k8s_version or NEWEST)
+    except ValueError as err:  # a malformed runtimeConfig in .kcel.yaml
+        return [(fe.Path(), str(err), "error")]
     found = [_located(e, "error") for e in checked.errors] + [_located(w, "warning") for w in checked.warnings]
     return _led(found, value, k8s_version)
 

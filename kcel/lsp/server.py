@@ -78,11 +78,17 @@ class KcelServer(LanguageServer):
 
     @staticmethod
     def _analyze(uri: str, text: str, path: Path | None, version: str | None) -> Analysis:
+        settings, problem = settings_for(uri)
         if uri.endswith(".go"):  # kubebuilder markers: checked in the CRDs derived from the package as edited
             from kcel.lsp.gomarkers import go_analysis
 
-            return go_analysis(text, path, version)
-        return analyze(text, version)
+            found = go_analysis(text, path, version)
+        else:
+            found = analyze(text, version, settings.runtime_config)
+        if problem:  # a .kcel.yaml kcel cannot read is said, not silently taken as absent
+            end = text.find("\n")
+            found.diagnostics.insert(0, Diagnostic(0, end if end > 0 else len(text), problem, "warning"))
+        return found
 
 
 def suite_diagnostics(text: str, path: Path) -> list[Diagnostic]:
@@ -104,17 +110,22 @@ def file_path(uri: str) -> Path | None:
     return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
-def versions_for(uri: str, default: str | None) -> tuple[str | None, ...]:
-    """The `k8sVersion` of the nearest `.kcel.yaml` above the file (a range: each of its versions), else
-    `default`; a `.kcel.yaml` that cannot be read counts as absent."""
-    from kcel.settings import find_settings
+def settings_for(uri: str) -> tuple[Any, str]:
+    """The nearest `.kcel.yaml` above the file (kcel.settings.Settings), and what is wrong with it ("" if nothing):
+    one that cannot be read counts as absent."""
+    from kcel.settings import Settings, find_settings
 
     path = file_path(uri)
     try:
-        found = find_settings(path).k8s_versions if path is not None else ()
-    except ValueError:
-        found = ()
-    return found or (default,)
+        return (find_settings(path) if path is not None else Settings()), ""
+    except ValueError as err:
+        return Settings(), f"{err} (the file is ignored until it is fixed)"
+
+
+def versions_for(uri: str, default: str | None) -> tuple[str | None, ...]:
+    """The `k8sVersion` of the nearest `.kcel.yaml` above the file (a range: each of its versions), else
+    `default`."""
+    return settings_for(uri)[0].k8s_versions or (default,)
 
 
 def version_for(uri: str, default: str | None) -> str | None:

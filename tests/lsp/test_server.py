@@ -369,3 +369,28 @@ async def test_a_lint_is_published_as_information_or_warning(client: LanguageCli
                      (lsp.DiagnosticSeverity.Information, "reserved-field-name, Kubernetes 1.30-1.31)")]  # fmt: skip
     curly = next(d for d in diagnostics if "curly-quote" in d.message)
     assert curly.range.start == where(text, "\u2019")
+
+
+@pytest.mark.asyncio
+async def test_kcel_yaml_switches_a_beta_api_on_and_a_bad_one_is_said(client: LanguageClient, tmp_path: Path) -> None:
+    """A v1beta1 MutatingAdmissionPolicy is refused at 1.34 unless `.kcel.yaml` names it in `runtimeConfig`; a
+    `.kcel.yaml` with a key kcel does not read is shown on the file, not silently taken as absent."""
+    policy = (ROOT / "examples" / "admission" / "mutating" / "docs-json-patch.yaml").read_text(encoding="utf-8")
+    refused = tmp_path / "refused"
+    refused.mkdir()
+    (refused / ".kcel.yaml").write_text('k8sVersion: "1.34"\n', encoding="utf-8")
+    (diagnostic,) = await opened(client, refused / "policy.yaml", policy)
+    assert "only when switched on" in diagnostic.message
+    switched = tmp_path / "switched"
+    switched.mkdir()
+    (switched / ".kcel.yaml").write_text(
+        'k8sVersion: "1.34"\nruntimeConfig: [admissionregistration.k8s.io/v1beta1]\n', encoding="utf-8"
+    )
+    assert not await opened(client, switched / "policy.yaml", policy)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / ".kcel.yaml").write_text('k8sversion: "1.34"\n', encoding="utf-8")
+    found = await opened(client, broken / "crd.yaml", CRD)
+    (said,) = [d for d in found if ".kcel.yaml" in d.message]
+    assert "unknown setting 'k8sversion'" in said.message and "k8sVersion" in said.message
+    assert said.severity == lsp.DiagnosticSeverity.Warning and said.range.start.line == 0
