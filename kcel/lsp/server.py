@@ -425,9 +425,21 @@ def _subexpression_type(ls: KcelServer, analysis: Analysis, expression: Expressi
     if not under:
         return None
     node = min(under, key=lambda n: n.end - n.start)
-    t = checked.types[node.id]
-    shown = "object" if t.name.startswith("selfType") else str(t)
-    return f"`{expression.text[node.start : node.end]}`: `{shown}`"
+    return f"`{expression.text[node.start : node.end]}`: `{shown_type(str(checked.types[node.id]))}`"
+
+
+_SCHEMA_TYPE = re.compile(r"selfType\d+((?:\.(?:@idx|@elem|[\w-]+))*)")
+
+
+def shown_type(text: str) -> str:
+    """A checked type as the CRD's author wrote it: a schema object's internal name (`selfType36742888.spec.@idx`,
+    kcel.k8s.schemas.decltypes) as `object` of its place in `self` (`self.spec[*]`)."""
+
+    def place(match: re.Match[str]) -> str:
+        steps = match.group(1).replace(".@idx", "[*]").replace(".@elem", "[*]")
+        return f"object (self{steps})" if steps else "object (self)"
+
+    return _SCHEMA_TYPE.sub(place, text)
 
 
 def _function_at(ls: KcelServer, analysis: Analysis, expression: Expression, at: int, uri: str) -> str | None:

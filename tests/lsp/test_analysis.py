@@ -31,3 +31,12 @@ def test_a_broken_surface_expression_is_reported_on_its_line(name: str, old: str
     assert new.strip('"') in text.splitlines()[line] or new in text.splitlines()[line]
     if token is not None:
         assert text[diagnostic.start] == token
+
+
+def test_hover_shows_schema_types_by_their_place_not_their_internal_names() -> None:
+    pytest.importorskip("pygls", reason="the language server (the kcel[lsp] extra) is not installed")
+    from kcel.lsp.server import shown_type
+
+    assert shown_type("list(selfType36742888.@idx)") == "list(object (self[*]))"
+    assert shown_type("map(string, selfType5.spec.containers.@idx)") == "map(string, object (self.spec.containers[*]))"
+    assert shown_type("selfType1") == "object (self)" and shown_type("list(int)") == "list(int)"
