@@ -51,7 +51,7 @@ def _hint(cause: str, environment: str, version: str | None, fields: Iterable[st
     name = undeclared.group(1)
     having = versions_with(environment, name)
     if having:
-        return f"'{name}' is in Kubernetes {_versions(having)}; this is Kubernetes {version or 'the newest'}"
+        return f"Kubernetes {_versions(having)} have a function '{name}'; this is Kubernetes {version or 'the newest'}"
     from kcel.k8s.surfaces.environments import environment as environment_named
 
     names = [*functions(environment, version), *environment_named(environment, version).variables]

@@ -25,10 +25,11 @@ def _compile_error(expression: str, version: str) -> str:
     ("[1].isSortd()", "1.37", "undeclared reference to 'isSortd' (in container '') (did you mean 'isSorted'?)"),
     ("slef.size() > 0", "1.37", "undeclared reference to 'slef' (in container '') (did you mean 'self'?)"),
     ("ip('10.0.0.1').family() == 4", "1.30",
-     "undeclared reference to 'ip' (in container '') ('ip' is in Kubernetes 1.31-1.37; this is Kubernetes 1.30)"),
+     "undeclared reference to 'ip' (in container '') (Kubernetes 1.31-1.37 have a function 'ip'; this is "
+     "Kubernetes 1.30)"),
     ("'abc'.reverse() == 'cba'", "1.34",
-     "undeclared reference to 'reverse' (in container '') ('reverse' is in Kubernetes 1.35-1.37; this is "
-     "Kubernetes 1.34)"),
+     "undeclared reference to 'reverse' (in container '') (Kubernetes 1.35-1.37 have a function 'reverse'; this "
+     "is Kubernetes 1.34)"),
     ("[1].frobnicate()", "1.37", "undeclared reference to 'frobnicate' (in container '')"),
 ])  # fmt: skip
 def test_a_compile_error_leads_with_its_cause_and_a_hint(expression: str, version: str, expected: str) -> None:
