@@ -29,7 +29,7 @@ exit status: 0 nothing would be denied, fail or break; 1 something would (or cou
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from kcel.k8s.admission.identity import AUTHENTICATED, DEFAULT_USER
+    from kcel.k8s.admission.command import add_user_options
     from kcel.k8s.admission.served import add_runtime_config_option
     from kcel.k8s.environment import add_version_option
 
@@ -46,14 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resources", action="append", dest="params", help=argparse.SUPPRESS)
     parser.add_argument("--crd", action="append", default=[], metavar="FILE|DIR",
                         help="new CRDs (or new versions of installed ones)")  # fmt: skip
-    parser.add_argument(
-        "--user",
-        default=DEFAULT_USER,
-        help=f"the requesting user's name (default {DEFAULT_USER}, the same in every command)",
-    )
-    parser.add_argument("--group", action="append", default=[],
-                        help=f"the user's groups (repeatable; {AUTHENTICATED} is always added, as the API server adds "
-                        "it for any authenticated user)")  # fmt: skip
+    add_user_options(parser)
     add_version_option(parser)
     add_runtime_config_option(parser)
     parser.add_argument("--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N",

@@ -69,10 +69,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_request_options(parser: argparse.ArgumentParser) -> None:
-    """The options that make an admission request of an object: `kcel admit`'s and `kcel match-webhooks`'."""
-    parser.add_argument("--old", metavar="OLD.yaml", help="the objects before the update")
-    parser.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE", "CONNECT"), type=str.upper)
+def add_user_options(parser: argparse.ArgumentParser) -> None:
+    """`--user` and `--group`: who makes the requests, the same default in every command."""
     parser.add_argument(
         "--user",
         default=DEFAULT_USER,
@@ -81,6 +79,13 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--group", action="append", default=[],
                         help=f"the user's groups (repeatable; {AUTHENTICATED} is always added, as the API server adds "
                         "it for any authenticated user)")  # fmt: skip
+
+
+def add_request_options(parser: argparse.ArgumentParser) -> None:
+    """The options that make an admission request of an object: `kcel admit`'s and `kcel match-webhooks`'."""
+    parser.add_argument("--old", metavar="OLD.yaml", help="the objects before the update")
+    parser.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE", "CONNECT"), type=str.upper)
+    add_user_options(parser)
     parser.add_argument(
         "--namespace", "-n", help="the namespace of namespaced objects (default: their own, else default)"
     )
