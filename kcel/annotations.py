@@ -336,10 +336,12 @@ def crd_findings(crd: Any, errors: Any, warnings: Any, lead: Any = None) -> list
         text = f"{first}\n\n{text}" if first else text
         file, line, column = crd_place(crd, error.field, error.cause()["message"])
         place = crd_rule_marker(crd, error.field)
-        found.append(Finding("error", text + _marker_note(place), file, line, column, rule="crd-rejected"))
-        if place:  # on the Go source too, where the rule is written
+        related: tuple[tuple[str, int, int, str], ...] = ()
+        if place:  # on the Go source too, where the rule is written: one finding, two places
             marker_file, _, marker_line = place.rpartition(":")
-            found.append(Finding("error", text, marker_file, int(marker_line), rule="crd-rejected"))
+            related = ((marker_file, int(marker_line), 0, "the kubebuilder marker the rule is generated from"),)
+        found.append(Finding("error", text + _marker_note(place), file, line, column, rule="crd-rejected",
+                             related=related))  # fmt: skip
     return found + findings("", warnings, crd.file, crd.line)
 
 

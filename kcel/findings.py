@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ class Finding:
     title: str = "kcel"
     rule: str = "input-error"
     help: str = ""  # what a rule not in RULES means (a lint's, kcel.k8s.rules.lints)
+    related: tuple[tuple[str, int, int, str], ...] = ()  # other places of the same finding: file, line, column, why
 
 
 def workflow_command(finding: Finding) -> str:
@@ -94,12 +95,20 @@ def _sarif_result(finding: Finding) -> dict[str, Any]:
         "message": {"text": finding.message or finding.title},
     }
     if finding.file:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(finding.file)}}
-        if finding.line > 0:
-            region = {"startLine": finding.line}
-            physical["region"] = region | ({"startColumn": finding.column} if finding.column else {})
-        result["locations"] = [{"physicalLocation": physical}]
+        result["locations"] = [{"physicalLocation": _physical(finding.file, finding.line, finding.column)}]
+    if finding.related:
+        result["relatedLocations"] = [
+            {"id": number, "message": {"text": why}, "physicalLocation": _physical(file, line, column)}
+            for number, (file, line, column, why) in enumerate(finding.related, 1)
+        ]
     return result
+
+
+def _physical(file: str, line: int, column: int) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(file)}}
+    if line > 0:
+        physical["region"] = {"startLine": line} | ({"startColumn": column} if column else {})
+    return physical
 
 
 def _uri(file: str) -> str:
@@ -118,9 +127,11 @@ class Emitter:
         self.kept: list[Finding] = []
 
     def __call__(self, findings: Iterable[Finding]) -> None:
-        if self.output == "github":
+        if self.output == "github":  # an annotation at each place: the YAML rule's line and its Go marker's
             for finding in findings:
                 print(workflow_command(finding))
+                for file, line, column, _ in finding.related:
+                    print(workflow_command(replace(finding, file=file, line=line, column=column, related=())))
         elif self.output == "sarif":
             self.kept.extend(findings)
 

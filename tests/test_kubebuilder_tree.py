@@ -3,6 +3,7 @@ reported on its file and line when not."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -105,9 +106,12 @@ def test_a_bad_rule_and_a_bad_sample_are_reported_on_their_files(
     assert on_yaml.endswith("(the marker at api/v1/widget_types.go:5)")
     assert on_go.startswith(f"::error file=api/v1/widget_types.go,line=5,{cause}")
     assert main(["check", "-o", "sarif", "config"]) == 1
-    on_yaml_result, on_go_result = sarif_results(capsys.readouterr().out)
-    assert on_yaml_result[:4] == ("crd-rejected", bases, rule_line, column) and "Syntax error" in on_yaml_result[4]
-    assert on_go_result[:3] == ("crd-rejected", "api/v1/widget_types.go", 5)
+    sarif = capsys.readouterr().out
+    (result,) = sarif_results(sarif)  # one finding: the YAML rule, with its Go marker as a related location
+    assert result[:4] == ("crd-rejected", bases, rule_line, column) and "Syntax error" in result[4]
+    (related,) = json.loads(sarif)["runs"][0]["results"][0]["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"]["uri"] == "api/v1/widget_types.go"
+    assert related["physicalLocation"]["region"] == {"startLine": 5}
     assert main(["check", "-o", "junit", "config"]) == 1
     rejected = ET.fromstring(capsys.readouterr().out).find("./testsuite/testcase/failure/..")
     assert rejected is not None and (rejected.get("file"), rejected.get("line")) == (bases, str(rule_line))
