@@ -47,10 +47,7 @@ def crd_place(crd: Any, path: fe.Path, message: str) -> tuple[str, int, int]:
     if crd.rule_origins is None:
         position = expression_position(crd, path, message) if message else None
         return position if position is not None else (*crd_field_place(crd, path), 0)
-    keys = tuple(name or subscript for name, subscript in crd_elements(crd, path))
-    while keys and keys not in crd.rule_origins:
-        keys = keys[:-1]
-    origin = crd.rule_origins.get(keys) if keys else None
+    origin = nearest_rule_origin(crd.rule_origins, crd_elements(crd, path))
     if origin is None:
         return crd.file, crd.line, 0
     character = error_character(message, _origin_text(origin)) if message and origin.positions else None
@@ -62,6 +59,15 @@ def crd_place(crd: Any, path: fe.Path, message: str) -> tuple[str, int, int]:
         return origin.file, origin.line, origin.column
     at_offset = origin.positions[min(character, len(origin.positions) - 1)]
     return origin.file, text.count("\n", 0, at_offset) + 1, at_offset - (text.rfind("\n", 0, at_offset) + 1) + 1
+
+
+def nearest_rule_origin(origins: Any, elements: tuple[tuple[str, str], ...]) -> Any:
+    """The origin (kcel.k8s.gotypes.derive.RuleOrigin) of the field at `elements` of a CRD derived from Go, or of
+    the nearest field above it that has one (the marker a rule, or the type a schema, was written at); None."""
+    keys = tuple(name or subscript for name, subscript in elements)
+    while keys and keys not in origins:
+        keys = keys[:-1]
+    return origins.get(keys) if keys else None
 
 
 def _origin_text(origin: Any) -> str:

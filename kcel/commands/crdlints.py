@@ -76,6 +76,7 @@ def go_marker_lints(folders: Sequence[Any], strict: bool = False) -> list[Findin
     rule controller-gen reads otherwise than it is written, at its file, line and column."""
     from pathlib import Path
 
+    from kcel.k8s.gotypes.packages import shown_path
     from kcel.k8s.rules.markerargs import MARKER, marker_lints
 
     found = []
@@ -85,7 +86,7 @@ def go_marker_lints(folders: Sequence[Any], strict: bool = False) -> list[Findin
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue  # the derivation reports it
-            shown = str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
+            shown = shown_path(path)
             for number, line in enumerate(text.splitlines(), 1):
                 if MARKER in line:
                     found += [Finding("error" if strict else "warning", lint.text(), shown, number, lint.start + 1,

@@ -60,8 +60,7 @@ def _check_derived(analysis: Analysis, text: str, go_file: Path, k8s_version: st
         index = len(analysis.documents)
         analysis.documents.append((0, None, derived.manifest))
         for key, origin in mine.items():
-            elements = _elements(derived.manifest, key)
-            rule = _value_at(derived.manifest, key)
+            elements, rule = _walked(derived.manifest, key)
             if isinstance(rule, str) and origin.positions:
                 positions = tuple(origin.positions)
                 analysis.expressions.append(Expression(index, fe.Path(elements), rule, positions[0], positions[-1],
@@ -97,7 +96,7 @@ class _Placer:
         self.crds = crds_of([derived.manifest])
 
     def __call__(self, path: fe.Path, message: str, severity: str) -> Diagnostic | None:
-        from kcel.annotations import crd_elements
+        from kcel.annotations import crd_elements, nearest_rule_origin
 
         expression = self.analysis.expression_named(self.index, path)
         if expression is not None:
@@ -107,11 +106,7 @@ class _Placer:
             start = expression.offset_of(character)
             return Diagnostic(start, max(start + 1, expression.offset_of(character + 1)), message, severity)
         elements = crd_elements(self.crds[0], path) if self.crds else path.elements
-        keys = tuple(name or subscript for name, subscript in elements)
-        origins = self.derived.origins
-        while keys and keys not in origins:
-            keys = keys[:-1]
-        origin = origins.get(keys) if keys else None
+        origin = nearest_rule_origin(self.derived.origins, elements)
         file, line, column = (
             (origin.file, origin.line, origin.column) if origin else (self.derived.file, self.derived.line, 1)
         )
@@ -121,8 +116,9 @@ class _Placer:
         return Diagnostic(start, _line_end(self.text, start), message, severity)
 
 
-def _elements(manifest: Mapping[str, Any], key: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """A manifest path's keys as field path elements: an index where the node is a list, else a name."""
+def _walked(manifest: Mapping[str, Any], key: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], Any]:
+    """A manifest path's keys as field path elements (an index where the node is a list, else a name), and the
+    value there (None when there is none)."""
     found: list[tuple[str, str]] = []
     node: Any = manifest
     for step in key:
@@ -132,17 +128,7 @@ def _elements(manifest: Mapping[str, Any], key: tuple[str, ...]) -> tuple[tuple[
         else:
             found.append((step, ""))
             node = node.get(step) if isinstance(node, Mapping) else None
-    return tuple(found)
-
-
-def _value_at(manifest: Mapping[str, Any], key: tuple[str, ...]) -> Any:
-    node: Any = manifest
-    for step in key:
-        if isinstance(node, list):
-            node = node[int(step)] if step.isdigit() and int(step) < len(node) else None
-        else:
-            node = node.get(step) if isinstance(node, Mapping) else None
-    return node
+    return tuple(found), node
 
 
 def _offset(text: str, line: int, column: int) -> int:

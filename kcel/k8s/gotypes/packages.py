@@ -212,7 +212,7 @@ def _read(folder: Path, import_path: str, main: Module | None,
         except (OSError, UnicodeDecodeError) as err:
             raise PackageError(f"{path}: cannot read: {err}") from None
         try:
-            go = _parsed(text, _shown(path))
+            go = _parsed(text, shown_path(path))
         except GoSyntaxError as err:
             if "kcel[go]" in str(err):
                 raise
@@ -241,7 +241,7 @@ def _parsed(text: str, shown: str) -> GoFile:
     return parse_go(text, shown)
 
 
-def _shown(path: Path) -> str:
+def shown_path(path: Path) -> str:
     """A file's name as findings show it: relative to the working folder when inside it."""
     try:
         return str(path.relative_to(Path.cwd()))
