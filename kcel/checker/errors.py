@@ -51,7 +51,3 @@ def field_type_mismatch(field: str, expected: CelType, actual: CelType) -> str:
 
 def undefined_field(field: str) -> str:
     return f"undefined field '{field}'"
-
-
-def not_optional(actual: CelType) -> str:
-    return f"expected optional type, found '{format_type(actual)}'"

@@ -121,7 +121,3 @@ def is_less_specific(a: CelType, b: CelType) -> bool:
     if a.kind != b.kind or a.name != b.name or len(a.params) != len(b.params):
         return False
     return all(is_less_specific(x, y) for x, y in zip(a.params, b.params, strict=True))
-
-
-def is_exactly(a: CelType, b: CelType) -> bool:
-    return a == b

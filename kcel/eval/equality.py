@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kcel.errors import EvalError
 from kcel.values import INT64_MAX, OBJECTS, CelMap, Optional, TypedList, Uint
 
 _NUMERIC = (int, float)
@@ -202,22 +201,3 @@ def has_exact_key(m: Mapping[Any, Any], key: Any) -> bool:
     if m.__class__ is CelMap or key.__class__ is str:
         return key in m
     return _Probe(key, (key.__class__,)) in m
-
-
-def cel_compare(a: Any, b: Any) -> int:
-    """-1, 0 or 1 for values CEL can order; `no such overload` for any other pair.
-
-    NaN compares as unordered: callers of `<`, `<=`, `>`, `>=` get False via `cel_less`.
-    """
-    if isinstance(a, bool) or isinstance(b, bool):
-        if isinstance(a, bool) and isinstance(b, bool):
-            return (a > b) - (a < b)
-        raise EvalError("no such overload")
-    if isinstance(a, _NUMERIC) and isinstance(b, _NUMERIC):
-        return (a > b) - (a < b)
-    if type(a) is type(b) or (isinstance(a, str) and isinstance(b, str)):
-        try:
-            return int((a > b) - (a < b))
-        except TypeError:
-            pass
-    raise EvalError("no such overload")

@@ -76,12 +76,6 @@ def parse_version(text: str) -> Version:
     return int(matched[1]), int(matched[2])
 
 
-def canonical_version(text: str) -> str:
-    """`"v1.31.4"` -> `"1.31"`: the minor a version names, spelt as kcel's options and tables spell it."""
-    major, minor = parse_version(text)
-    return f"{major}.{minor}"
-
-
 SUPPORTED = f"{OLDEST[0]}.{OLDEST[1]} to {LATEST[0]}.{LATEST[1]}"
 
 

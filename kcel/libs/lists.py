@@ -195,6 +195,9 @@ def list_sort(values: Sequence[Any]) -> Sequence[Any]:
 _UNKNOWN, _INCREASING, _DECREASING = 0, 1, 2  # Go's sortedHint
 
 
+# Ported from Go's src/sort/zsortfunc.go (pdqsort, Go 1.19+).
+# Copyright 2022 The Go Authors. All rights reserved. Use of this source code is governed by a BSD-style licence:
+# Go's licence text is in kcel/THIRD_PARTY_NOTICES.txt, shipped with the package.
 class _GoSorter:
     """Go's `sort.Slice` (pattern-defeating quicksort, Go 1.19+) over an index list, replayed step for step.
 

@@ -9,7 +9,7 @@ evaluated at most once per pass and its cost is charged to the expression that f
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -345,10 +345,3 @@ def _annotation(run: _Run, key: str, result: Result | None) -> AuditAnnotationRe
         "Return type must be either string or null."
     )
     return AuditAnnotationResult(key, "error", error=error)
-
-
-def iter_denials(result: ValidateResult) -> Iterator[tuple[int, PolicyDecision]]:
-    """The decisions that deny, with their validation index (what the binding's actions apply to)."""
-    for index, decision in enumerate(result.decisions):
-        if decision.action == DENY.lower():
-            yield index, decision

@@ -109,10 +109,6 @@ class DeclType:
         """`==` with a value of this type on the left (objects compare by their schema)."""
         return values.make_equality(self)
 
-    @property
-    def is_object(self) -> bool:
-        return self.kind == "object"
-
 
 _SCALARS = {
     "string": STRING, "bytes": BYTES, "bool": BOOL, "int": INT, "double": DOUBLE, "dyn": DYN,
