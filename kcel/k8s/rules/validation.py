@@ -150,6 +150,13 @@ _COMPILED_MAX = 4096
 _COMPILED_LOCK = threading.Lock()
 
 
+def forget_compiled_rules() -> None:
+    """Empty the process-wide cache of compiled rules, so the next validator compiles every rule again (what a
+    fresh process pays: benchmarks of a cold build, tests of the cache itself)."""
+    with _COMPILED_LOCK:
+        _COMPILED.clear()
+
+
 def _cache_key(schema: Schema, decl: DeclType, envs: RuleEnvironments) -> Hashable | None:
     """Rules compile alike wherever the same text meets the same schema in the same environment: the same rule in
     every version of a CRD, or on every field of one shape. The schema is its whole content (`structure`), the type
